@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers, lowest first; a target only ever imports the ones above it in this list.
+//   COnnxRuntime -> OnnxRuntime                      (ONNX Runtime, loaded at run time)
+//   Audio, DSP, Text                                 (pure Swift, no model knowledge)
+//   CEspeakNG -> Phonemizer                          (espeak-ng, a system library)
+//   Speech                                           (engine protocols and shared types)
+//   Kokoro, Piper, ...                               (one target per engine)
+//   Streaming                                        (playback pipeline and providers)
+//   chorus                                           (the command)
+let package = Package(
+    name: "Chorus",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "OnnxRuntime", targets: ["OnnxRuntime"]),
+        .library(name: "Audio", targets: ["Audio"]),
+        .library(name: "DSP", targets: ["DSP"]),
+        .library(name: "Text", targets: ["Text"]),
+        .library(name: "Phonemizer", targets: ["Phonemizer"]),
+        .library(name: "Speech", targets: ["Speech"]),
+        .library(name: "Kokoro", targets: ["Kokoro"]),
+        .library(name: "Piper", targets: ["Piper"]),
+        .library(name: "Streaming", targets: ["Streaming"]),
+        .executable(name: "chorus", targets: ["ChorusCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+    ],
+    targets: [
+        .target(name: "COnnxRuntime"),
+        .target(name: "OnnxRuntime", dependencies: ["COnnxRuntime"]),
+        .target(name: "Audio"),
+        .target(name: "DSP"),
+        .target(name: "Text"),
+        .systemLibrary(
+            name: "CEspeakNG",
+            pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev"]), .brew(["espeak-ng"])]
+        ),
+        .target(name: "Phonemizer", dependencies: ["CEspeakNG"]),
+        .target(name: "Speech"),
+        .target(
+            name: "Kokoro",
+            dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+        .target(name: "Piper", dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text"]),
+        .target(name: "Streaming", dependencies: ["Speech", "Audio"]),
+        .executableTarget(
+            name: "ChorusCLI",
+            dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP"]),
+        .testTarget(name: "TextTests", dependencies: ["Text"]),
+        .testTarget(name: "PhonemizerTests", dependencies: ["Phonemizer"]),
+        .testTarget(name: "SpeechTests", dependencies: ["Speech"]),
+        .testTarget(name: "EngineTests", dependencies: ["Kokoro", "Piper", "Speech", "Audio"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Speech", "Audio"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Sample encodings Chorus writes to WAV files.
+public enum WAVSampleFormat: Sendable, Equatable, CaseIterable {
+    /// 16-bit signed integer PCM (format tag 1), what every player reads.
+    case pcm16
+    /// 32-bit IEEE float (format tag 3), lossless for model output.
+    case float32
+
+    var bitsPerSample: Int { self == .pcm16 ? 16 : 32 }
+    var formatTag: UInt16 { self == .pcm16 ? 1 : 3 }
+}
+
+/// Errors writing audio files.
+public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable {
+    case cannotCreate(path: String, reason: String)
+    case writeFailed(path: String, reason: String)
+    case invalidSampleRate(Int)
+    case invalidChannelCount(Int)
+
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path, let reason):
+            "Cannot create \(path): \(reason). Check that the folder exists and is writable."
+        case .writeFailed(let path, let reason):
+            "Writing \(path) failed: \(reason); no partial file was left."
+        case .invalidSampleRate(let rate):
+            "Sample rate \(rate) is invalid; it must be positive."
+        case .invalidChannelCount(let count):
+            "Channel count \(count) is invalid; it must be 1 or more."
+        }
+    }
+}
+
+/// Whole-file WAV output: the data goes to a temporary name beside the target and is renamed into
+/// place only once complete, so a reader never sees a half-written file under the final name.
+public enum WAVWriter {
+    /// Writes interleaved `samples` (clipped to [-1, 1] for 16-bit) to `url`.
+    public static func write(
+        _ samples: [Float], sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16, to url: URL
+    ) throws {
+        let data = try encode(samples, sampleRate: sampleRate, channels: channels, format: format)
+        try atomicallyWrite(data, to: url)
+    }
+
+    /// The bytes of a complete WAV file holding `samples`.
+    public static func encode(
+        _ samples: [Float], sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16
+    ) throws -> Data {
+        var data = try header(sampleRate: sampleRate, channels: channels, format: format,
+                              dataBytes: samples.count * format.bitsPerSample / 8)
+        data.append(contentsOf: encodeSamples(samples, format: format))
+        return data
+    }
+
+    /// A 44-byte canonical header for `dataBytes` of sample data (`UInt32.max` style sizes are the caller's choice).
+    public static func header(sampleRate: Int, channels: Int, format: WAVSampleFormat, dataBytes: Int) throws -> Data {
+        guard sampleRate > 0, sampleRate <= Int(UInt32.max) else { throw AudioFileError.invalidSampleRate(sampleRate) }
+        guard channels > 0, channels <= Int(UInt16.max) else { throw AudioFileError.invalidChannelCount(channels) }
+        let bytesPerFrame = channels * format.bitsPerSample / 8
+        var header = Data(capacity: 44)
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
+        let clampedData = UInt32(clamping: dataBytes)
+        header.append(contentsOf: Array("RIFF".utf8))
+        append(UInt32(clamping: Int(clampedData) + 36))
+        header.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16))
+        append(format.formatTag)
+        append(UInt16(channels))
+        append(UInt32(sampleRate))
+        append(UInt32(sampleRate * bytesPerFrame))
+        append(UInt16(bytesPerFrame))
+        append(UInt16(format.bitsPerSample))
+        header.append(contentsOf: Array("data".utf8))
+        append(clampedData)
+        return header
+    }
+
+    /// Little-endian sample bytes for `samples` in `format`.
+    public static func encodeSamples(_ samples: [Float], format: WAVSampleFormat) -> [UInt8] {
+        switch format {
+        case .pcm16:
+            var bytes = [UInt8](repeating: 0, count: samples.count * 2)
+            for (index, sample) in samples.enumerated() {
+                let value = Int16(pcm16: sample)
+                bytes[2 * index] = UInt8(truncatingIfNeeded: value)
+                bytes[2 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
+            }
+            return bytes
+        case .float32:
+            var bytes = [UInt8](repeating: 0, count: samples.count * 4)
+            for (index, sample) in samples.enumerated() {
+                let bits = sample.bitPattern
+                for byte in 0..<4 { bytes[4 * index + byte] = UInt8(truncatingIfNeeded: bits >> (8 * byte)) }
+            }
+            return bytes
+        }
+    }
+
+    /// Writes `data` under a temporary name in the target's folder, then renames it over `url`.
+    public static func atomicallyWrite(_ data: Data, to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            let reason = FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
+            throw AudioFileError.cannotCreate(path: url.path, reason: reason)
+        }
+        do {
+            try data.write(to: temporary)
+            if FileManager.default.fileExists(atPath: url.path) {
+                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
+            } else {
+                try FileManager.default.moveItem(at: temporary, to: url)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
+
+extension Int16 {
+    /// The 16-bit PCM value of a float sample, clipped to [-1, 1] and scaled by 32767.
+    public init(pcm16 sample: Float) {
+        let clipped = Swift.max(-1, Swift.min(1, sample.isNaN ? 0 : sample))
+        self = Int16((clipped * 32767).rounded())
+    }
+}

@@ -1,0 +1,37 @@
+/// Errors any engine can raise about a request, worded for the user.
+public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The text has nothing to say once whitespace is removed.
+    case emptyText
+    /// The text is longer than the engine accepts in one request.
+    case textTooLong(characters: Int, limit: Int)
+    case unknownVoice(String, engine: String, available: [String])
+    case noVoices(engine: String)
+    case invalidSpeed(Float)
+    /// A model file or folder is missing; `remedy` says how to get it.
+    case modelMissing(engine: String, path: String, remedy: String)
+    /// A model's companion file (config, vocabulary, voices) is unreadable or malformed.
+    case invalidModelFile(path: String, reason: String)
+    /// The text produced no sound the engine can speak (for example only symbols it has no phonemes for).
+    case nothingToSpeak(String)
+
+    public var description: String {
+        switch self {
+        case .emptyText:
+            return "The text is empty; give some words to speak."
+        case .textTooLong(let characters, let limit):
+            return "The text has \(characters) characters, more than the \(limit) allowed in one request; split it or stream it."
+        case .unknownVoice(let id, let engine, let available):
+            return "Unknown voice '\(id)' for \(engine). Available: \(available.joined(separator: ", "))."
+        case .noVoices(let engine):
+            return "The \(engine) engine has no voices installed."
+        case .invalidSpeed(let speed):
+            return "Speed \(speed) is out of range; use a value from 0.5 to 2."
+        case .modelMissing(let engine, let path, let remedy):
+            return "The \(engine) model is missing: \(path) not found. \(remedy)"
+        case .invalidModelFile(let path, let reason):
+            return "Model file \(path) is invalid: \(reason)."
+        case .nothingToSpeak(let text):
+            return "Nothing speakable in \"\(text.prefix(60))\"."
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// A text-to-speech engine: text in, mono Float32 samples out at `sampleRate`.
+///
+/// Engines speak text of any length by splitting it into pieces their model accepts;
+/// `stream` yields each piece's audio as soon as it is ready, `synthesize` returns it all.
+public protocol SpeechSynthesizer: Sendable {
+    /// Short lower-case engine name used on the command line ("kokoro", "piper").
+    var engineName: String { get }
+    /// Output sample rate in Hz.
+    var sampleRate: Int { get }
+    /// Voices this engine can use, the default first.
+    var voices: [Voice] { get }
+    /// Audio for `request`, piece by piece, in order.
+    func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error>
+}
+
+extension SpeechSynthesizer {
+    /// The whole utterance as one buffer.
+    public func synthesize(_ request: SynthesisRequest) async throws -> [Float] {
+        var samples: [Float] = []
+        for try await chunk in stream(request) {
+            samples.append(contentsOf: chunk.samples)
+        }
+        return samples
+    }
+
+    /// The voice `id` names, or the default voice when `id` is nil; throws `SpeechError.unknownVoice` otherwise.
+    public func voice(_ id: String?) throws -> Voice {
+        guard let first = voices.first else { throw SpeechError.noVoices(engine: engineName) }
+        guard let id else { return first }
+        guard let voice = voices.first(where: { $0.id == id }) else {
+            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
+        }
+        return voice
+    }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models the OnnxRuntime tests run (Tests/OnnxRuntimeTests/Models).
+
+Deterministic: fixed weights, fixed ir_version and opset, no timestamps, so running it
+again reproduces the committed files byte for byte. Needs PyPI `onnx`.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(__file__), "..", "..", "Tests", "OnnxRuntimeTests", "Models")
+
+
+def save(graph, name):
+    model = helper.make_model(graph, producer_name="chorus-testdata", opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, name))
+
+
+def float32_affine():
+    # y = x * 2 + 1, x float [1, N] with a symbolic N.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "N"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "N"])
+    two = numpy_helper.from_array(np.array(2, np.float32), "two")
+    one = numpy_helper.from_array(np.array(1, np.float32), "one")
+    nodes = [helper.make_node("Mul", ["x", "two"], ["t"]), helper.make_node("Add", ["t", "one"], ["y"])]
+    save(helper.make_graph(nodes, "float32_affine", [x], [y], [two, one]), "float32_affine.onnx")
+
+
+def float16_scale():
+    # h float16 [2, 3] -> out float16 = h * 0.5, and out32 float = cast(h).
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT16, [2, 3])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT16, [2, 3])
+    out32 = helper.make_tensor_value_info("out32", TensorProto.FLOAT, [2, 3])
+    half = numpy_helper.from_array(np.array(0.5, np.float16), "half")
+    nodes = [helper.make_node("Mul", ["h", "half"], ["out"]),
+             helper.make_node("Cast", ["h"], ["out32"], to=TensorProto.FLOAT)]
+    save(helper.make_graph(nodes, "float16_scale", [h], [out, out32], [half]), "float16_scale.onnx")
+
+
+def int64_gather():
+    # An embedding table lookup: ids int64 [1, T] -> emb float [1, T, 4], row r = [r, r+0.25, r+0.5, r+0.75].
+    table = (np.arange(10, dtype=np.float32)[:, None] + np.array([0, 0.25, 0.5, 0.75], np.float32)).astype(np.float32)
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, [1, "T"])
+    emb = helper.make_tensor_value_info("emb", TensorProto.FLOAT, [1, "T", 4])
+    node = helper.make_node("Gather", ["table", "ids"], ["emb"], axis=0)
+    save(helper.make_graph([node], "int64_gather", [ids], [emb], [numpy_helper.from_array(table, "table")]),
+         "int64_gather.onnx")
+
+
+def kv_feedback():
+    # A cache that grows by one step per call, like an LLM KV cache:
+    #   past float16 [2, 1, P, 4], step float16 [1, 1, 1, 4] -> present float16 [2, 1, P+1, 4] = concat(past, [step, step*2]) on axis 2
+    #   total float [1] = sum of present as float32.
+    past = helper.make_tensor_value_info("past", TensorProto.FLOAT16, [2, 1, "past_len", 4])
+    step = helper.make_tensor_value_info("step", TensorProto.FLOAT16, [1, 1, 1, 4])
+    present = helper.make_tensor_value_info("present", TensorProto.FLOAT16, [2, 1, "present_len", 4])
+    total = helper.make_tensor_value_info("total", TensorProto.FLOAT, [1])
+    two = numpy_helper.from_array(np.array(2, np.float16), "two")
+    shape = numpy_helper.from_array(np.array([1], np.int64), "shape1")
+    nodes = [
+        helper.make_node("Mul", ["step", "two"], ["step2"]),
+        helper.make_node("Concat", ["step", "step2"], ["both"], axis=0),
+        helper.make_node("Concat", ["past", "both"], ["present"], axis=2),
+        helper.make_node("Cast", ["present"], ["present32"], to=TensorProto.FLOAT),
+        # ReduceSum over every axis gives a scalar; reshape it to [1].
+        helper.make_node("ReduceSum", ["present32"], ["sum"], keepdims=0),
+        helper.make_node("Reshape", ["sum", "shape1"], ["total"]),
+    ]
+    save(helper.make_graph(nodes, "kv_feedback", [past, step], [present, total], [two, shape]), "kv_feedback.onnx")
+
+
+def mixed_types():
+    # The other element types the binding supports, each through a simple op:
+    #   i32 int32 [3], i8 int8 [3], u8 uint8 [3], flag bool [3] -> i32_out = i32 + 1, i8_out = -i8, u8_out = u8, flag_out = not flag
+    ins = [helper.make_tensor_value_info(n, t, [3]) for n, t in
+           [("i32", TensorProto.INT32), ("i8", TensorProto.INT8), ("u8", TensorProto.UINT8), ("flag", TensorProto.BOOL)]]
+    outs = [helper.make_tensor_value_info(n, t, [3]) for n, t in
+            [("i32_out", TensorProto.INT32), ("i8_out", TensorProto.INT8), ("u8_out", TensorProto.UINT8),
+             ("flag_out", TensorProto.BOOL)]]
+    one = numpy_helper.from_array(np.array(1, np.int32), "one")
+    nodes = [helper.make_node("Add", ["i32", "one"], ["i32_out"]),
+             helper.make_node("Neg", ["i8"], ["i8_out"]),
+             helper.make_node("Identity", ["u8"], ["u8_out"]),
+             helper.make_node("Not", ["flag"], ["flag_out"])]
+    save(helper.make_graph(nodes, "mixed_types", ins, outs, [one]), "mixed_types.onnx")
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    float32_affine()
+    float16_scale()
+    int64_gather()
+    kv_feedback()
+    mixed_types()
+    with open(os.path.join(OUT, "corrupt.onnx"), "wb") as f:
+        # Not a protobuf: what a truncated download or a wrong file looks like to the runtime.
+        f.write(b"this is not an onnx model\x00\x01\x02" * 4)
+    print("wrote test models to", os.path.abspath(OUT))
