@@ -11,27 +11,6 @@ public enum WAVSampleFormat: Sendable, Equatable, CaseIterable {
     var formatTag: UInt16 { self == .pcm16 ? 1 : 3 }
 }
 
-/// Errors writing audio files.
-public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable {
-    case cannotCreate(path: String, reason: String)
-    case writeFailed(path: String, reason: String)
-    case invalidSampleRate(Int)
-    case invalidChannelCount(Int)
-
-    public var description: String {
-        switch self {
-        case .cannotCreate(let path, let reason):
-            "Cannot create \(path): \(reason). Check that the folder exists and is writable."
-        case .writeFailed(let path, let reason):
-            "Writing \(path) failed: \(reason); no partial file was left."
-        case .invalidSampleRate(let rate):
-            "Sample rate \(rate) is invalid; it must be positive."
-        case .invalidChannelCount(let count):
-            "Channel count \(count) is invalid; it must be 1 or more."
-        }
-    }
-}
-
 /// Whole-file WAV output: the data goes to a temporary name beside the target and is renamed into
 /// place only once complete, so a reader never sees a half-written file under the final name.
 public enum WAVWriter {

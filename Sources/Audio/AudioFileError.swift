@@ -1,0 +1,48 @@
+import Foundation
+
+/// Errors reading, writing and converting audio: each says what failed, where, and what to do.
+public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable {
+    case cannotCreate(path: String, reason: String)
+    case writeFailed(path: String, reason: String)
+    case invalidSampleRate(Int)
+    case invalidChannelCount(Int)
+    /// The file could not be opened or read at all.
+    case cannotRead(path: String, reason: String)
+    /// The bytes are not a RIFF/RF64 WAVE file, or a header field is impossible.
+    case notWAV(path: String, reason: String)
+    /// A WAVE file in an encoding Chorus does not decode (for example ADPCM).
+    case unsupportedEncoding(path: String, formatTag: UInt16, bitsPerSample: Int)
+    /// The file ends before the size its header declares.
+    case truncated(path: String, expectedBytes: Int, availableBytes: Int)
+    /// The streaming writer was used after `close()`.
+    case writerClosed(path: String)
+    /// The sample count does not divide into whole frames of `channels`.
+    case partialFrame(sampleCount: Int, channels: Int)
+
+    public var description: String {
+        switch self {
+        case .cannotCreate(let path, let reason):
+            "Cannot create \(path): \(reason). Check that the folder exists and is writable."
+        case .writeFailed(let path, let reason):
+            "Writing \(path) failed: \(reason); no partial file was left."
+        case .invalidSampleRate(let rate):
+            "Sample rate \(rate) is invalid; it must be positive."
+        case .invalidChannelCount(let count):
+            "Channel count \(count) is invalid; it must be 1 or more."
+        case .cannotRead(let path, let reason):
+            "Cannot read \(path): \(reason). Check the path and its permissions."
+        case .notWAV(let path, let reason):
+            "\(path) is not a usable WAV file: \(reason). Convert it to WAV (PCM or float) first."
+        case .unsupportedEncoding(let path, let tag, let bits):
+            "\(path) uses WAVE format tag 0x\(String(tag, radix: 16)) with \(bits) bits per sample, which Chorus "
+                + "does not decode; convert it to PCM 8/16/24/32-bit or float 32/64-bit."
+        case .truncated(let path, let expected, let available):
+            "\(path) is truncated: its header declares \(expected) bytes of audio but only \(available) follow. "
+                + "Re-copy or re-record the file."
+        case .writerClosed(let path):
+            "The WAV stream for \(path) is already closed; open a new writer to write more audio."
+        case .partialFrame(let count, let channels):
+            "\(count) samples do not form whole frames of \(channels) channels; pass interleaved frames."
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+/// How the samples of a WAV file are stored on disk.
+public enum WAVEncoding: Sendable, Equatable {
+    /// Signed integer PCM (unsigned for 8-bit) in a container of `bits` bits.
+    case integer(bits: Int)
+    /// IEEE float, 32 or 64 bits.
+    case float(bits: Int)
+
+    var bytesPerSample: Int {
+        switch self {
+        case .integer(let bits), .float(let bits): (bits + 7) / 8
+        }
+    }
+}
+
+/// A decoded WAV file: interleaved Float samples in [-1, 1) for integer encodings, as stored for float ones.
+///
+/// Reads RIFF and RF64 WAVE files with PCM 8/16/24/32-bit, float 32/64-bit, any channel count,
+/// `WAVE_FORMAT_EXTENSIBLE`, extra chunks before or after the data, odd-size chunk padding, and the
+/// data size 0 or 0xFFFFFFFF that streaming writers leave behind (the audio then runs to the end of the file).
+public struct WAVFile: Sendable, Equatable {
+    /// Interleaved samples, `frameCount * channels` of them.
+    public var samples: [Float]
+    /// Channels per frame.
+    public var channels: Int
+    /// Frames per second.
+    public var sampleRate: Int
+    /// The encoding the file used on disk.
+    public var encoding: WAVEncoding
+
+    /// Creates a file value from interleaved samples.
+    public init(samples: [Float], channels: Int, sampleRate: Int, encoding: WAVEncoding = .float(bits: 32)) {
+        self.samples = samples
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.encoding = encoding
+    }
+
+    /// Frames (one sample per channel) in the file.
+    public var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
+
+    /// Duration in seconds.
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+
+    /// The samples of one channel.
+    public func channel(_ index: Int) -> [Float] {
+        precondition(index >= 0 && index < channels, "channel \(index) of \(channels)")
+        return SampleConversion.channel(index, of: samples, channels: channels)
+    }
+
+    /// All channels averaged into one.
+    public var mono: [Float] { SampleConversion.mixdown(samples, channels: channels) }
+
+    /// Reads and decodes the WAV file at `url`.
+    public static func read(contentsOf url: URL) throws -> WAVFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw AudioFileError.cannotRead(path: url.path, reason: error.localizedDescription)
+        }
+        return try decode(data, path: url.path)
+    }
+
+    /// Reads `url` and returns its channels averaged into mono, with the sample rate.
+    public static func readMono(contentsOf url: URL) throws -> (samples: [Float], sampleRate: Int) {
+        let file = try read(contentsOf: url)
+        return (file.mono, file.sampleRate)
+    }
+
+    /// Decodes the bytes of a WAV file; `path` only names the source in errors.
+    public static func decode(_ data: Data, path: String = "<memory>") throws -> WAVFile {
+        try data.withUnsafeBytes { raw in try decode(raw, path: path) }
+    }
+
+    /// Decodes the bytes of a WAV file; `path` only names the source in errors.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, path: String = "<memory>") throws -> WAVFile {
+        let layout = try WAVLayout(parsing: bytes, path: path)
+        let body = UnsafeRawBufferPointer(rebasing: bytes[layout.dataOffset..<(layout.dataOffset + layout.dataBytes)])
+        let samples = decodeSamples(body, encoding: layout.encoding, count: layout.frameCount * layout.channels)
+        return WAVFile(samples: samples, channels: layout.channels, sampleRate: layout.sampleRate,
+                       encoding: layout.encoding)
+    }
+
+    /// Converts `count` stored samples to Float; every read is inside `body` by construction of `count`.
+    static func decodeSamples(_ body: UnsafeRawBufferPointer, encoding: WAVEncoding, count: Int) -> [Float] {
+        let width = encoding.bytesPerSample
+        precondition(count * width <= body.count)
+        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+            switch encoding {
+            case .integer(bits: ...8):
+                for index in 0..<count { out[index] = (Float(body[index]) - 128) / 128 }
+            case .integer(bits: ...16):
+                for index in 0..<count {
+                    out[index] = Float(Int16(littleEndian: body.loadUnaligned(fromByteOffset: 2 * index, as: Int16.self)))
+                        / 32768
+                }
+            case .integer(bits: ...24):
+                for index in 0..<count {
+                    let offset = 3 * index
+                    let packed = UInt32(body[offset]) << 8 | UInt32(body[offset + 1]) << 16 | UInt32(body[offset + 2]) << 24
+                    out[index] = Float(Int32(bitPattern: packed)) / 2_147_483_648
+                }
+            case .integer:
+                // Wider containers (32-bit, or 20/24 valid bits left-justified in 32) keep their top 32 bits.
+                for index in 0..<count {
+                    let offset = width * index + (width - 4)
+                    out[index] = Float(Int32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+                        / 2_147_483_648
+                }
+            case .float(bits: 64):
+                for index in 0..<count {
+                    let bits = UInt64(littleEndian: body.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+                    out[index] = Float(Double(bitPattern: bits))
+                }
+            case .float:
+                for index in 0..<count {
+                    let bits = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+                    out[index] = Float(bitPattern: bits)
+                }
+            }
+            initialized = count
+        }
+    }
+}
+
+/// Where the audio sits in a WAV file and how it is encoded, found by walking the RIFF chunks.
+struct WAVLayout {
+    var channels = 0
+    var sampleRate = 0
+    var encoding = WAVEncoding.integer(bits: 16)
+    var dataOffset = 0
+    var dataBytes = 0
+    var frameCount = 0
+
+    /// Channel counts beyond this are treated as a corrupt header rather than a real file.
+    static let maximumChannels = 4096
+
+    init(parsing bytes: UnsafeRawBufferPointer, path: String) throws {
+        func fail(_ reason: String) -> AudioFileError { .notWAV(path: path, reason: reason) }
+        func tag(at offset: Int) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 4)]), as: UTF8.self)
+        }
+        func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+        func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+
+        guard bytes.count >= 12 else { throw fail("only \(bytes.count) bytes, shorter than a RIFF header") }
+        let container = tag(at: 0)
+        guard container == "RIFF" || container == "RF64" else { throw fail("it starts with no RIFF or RF64 tag") }
+        guard tag(at: 8) == "WAVE" else { throw fail("the RIFF form is not WAVE") }
+
+        var formatFound = false
+        var rf64DataBytes: UInt64?
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let id = tag(at: offset)
+            let declared = u32(offset + 4)
+            let bodyStart = offset + 8
+            let available = bytes.count - bodyStart
+            switch id {
+            case "fmt ":
+                guard declared >= 16, available >= 16 else { throw fail("the fmt chunk is \(declared) bytes, under 16") }
+                try readFormat(at: bodyStart, size: min(Int(declared), available), u16: u16, u32: u32, path: path)
+                formatFound = true
+            case "ds64":
+                guard declared >= 16, available >= 16 else { throw fail("the ds64 chunk is too short") }
+                rf64DataBytes = u64(bodyStart + 8)
+            case "data":
+                guard formatFound else { throw fail("the data chunk comes before any fmt chunk") }
+                let size: Int
+                if declared == UInt32.max, let large = rf64DataBytes {
+                    size = large > UInt64(Int.max) ? Int.max : Int(large)
+                } else if declared == 0 || declared == UInt32.max {
+                    size = available  // a streaming writer never came back to fill in the size
+                } else {
+                    size = Int(declared)
+                }
+                if size > available {
+                    throw AudioFileError.truncated(path: path, expectedBytes: size, availableBytes: available)
+                }
+                let frameBytes = channels * encoding.bytesPerSample
+                frameCount = size / frameBytes
+                dataOffset = bodyStart
+                dataBytes = frameCount * frameBytes
+                return
+            default:
+                break
+            }
+            // Chunks are word aligned: an odd-sized chunk is followed by one pad byte.
+            let advance = Int(declared) + Int(declared & 1)
+            guard advance <= available else {
+                throw fail("the \(id.debugDescription) chunk declares \(declared) bytes but only \(available) remain")
+            }
+            offset = bodyStart + advance
+        }
+        throw fail(formatFound ? "it has no data chunk" : "it has no fmt chunk")
+    }
+
+    private mutating func readFormat(
+        at start: Int, size: Int, u16: (Int) -> UInt16, u32: (Int) -> UInt32, path: String
+    ) throws {
+        var formatTag = u16(start)
+        channels = Int(u16(start + 2))
+        sampleRate = Int(u32(start + 4))
+        let bits = Int(u16(start + 14))
+        // WAVE_FORMAT_EXTENSIBLE names the real encoding in the first two bytes of its sub-format GUID.
+        if formatTag == 0xFFFE {
+            guard size >= 40 else {
+                throw AudioFileError.notWAV(path: path, reason: "the extensible fmt chunk is \(size) bytes, under 40")
+            }
+            formatTag = u16(start + 24)
+        }
+        guard channels > 0, channels <= Self.maximumChannels else {
+            throw AudioFileError.notWAV(path: path, reason: "it declares \(channels) channels")
+        }
+        guard sampleRate > 0 else { throw AudioFileError.notWAV(path: path, reason: "it declares a sample rate of 0") }
+        switch (formatTag, bits) {
+        case (1, 1...64) where bits <= 32 || bits % 8 == 0:
+            encoding = .integer(bits: bits)
+        case (3, 32), (3, 64):
+            encoding = .float(bits: bits)
+        default:
+            throw AudioFileError.unsupportedEncoding(path: path, formatTag: formatTag, bitsPerSample: bits)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Writes a WAV file a chunk at a time, for audio whose length is not known up front.
+///
+/// The header is written first with the sizes 0xFFFFFFFF ("until the end of the file"), so a file cut
+/// short by a crash still reads; `close()` seeks back and writes the real sizes.
+public final class WAVStreamWriter {
+    /// Where the file is written.
+    public let url: URL
+    /// Frames per second.
+    public let sampleRate: Int
+    /// Channels per frame; `write` takes interleaved frames.
+    public let channels: Int
+    /// The on-disk encoding.
+    public let format: WAVSampleFormat
+    /// Bytes of sample data written so far.
+    public private(set) var dataBytes = 0
+
+    private var handle: FileHandle?
+
+    /// Creates (or replaces) the file at `url` and writes its header.
+    public init(url: URL, sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16) throws {
+        self.url = url
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.format = format
+        let header = try WAVWriter.header(sampleRate: sampleRate, channels: channels, format: format,
+                                          dataBytes: Int(UInt32.max))
+        guard FileManager.default.createFile(atPath: url.path, contents: header) else {
+            let folder = url.deletingLastPathComponent().path
+            let reason = FileManager.default.fileExists(atPath: folder) ? "permission denied" : "no such folder"
+            throw AudioFileError.cannotCreate(path: url.path, reason: reason)
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.seekToEnd()
+            self.handle = handle
+        } catch {
+            throw AudioFileError.cannotCreate(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    deinit { try? close() }
+
+    /// Frames written so far.
+    public var frameCount: Int { dataBytes / (channels * format.bitsPerSample / 8) }
+
+    /// Appends interleaved frames (clipped to [-1, 1] for 16-bit).
+    public func write(_ samples: [Float]) throws {
+        guard let handle else { throw AudioFileError.writerClosed(path: url.path) }
+        guard samples.count % channels == 0 else {
+            throw AudioFileError.partialFrame(sampleCount: samples.count, channels: channels)
+        }
+        do {
+            try handle.write(contentsOf: WAVWriter.encodeSamples(samples, format: format))
+        } catch {
+            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+        }
+        dataBytes += samples.count * format.bitsPerSample / 8
+    }
+
+    /// Writes the final sizes into the header and closes the file; later calls do nothing.
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        do {
+            let header = try WAVWriter.header(sampleRate: sampleRate, channels: channels, format: format,
+                                              dataBytes: dataBytes)
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: header)
+            try handle.close()
+        } catch {
+            try? handle.close()
+            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
