@@ -65,3 +65,18 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Speech recognition (issue 7): Silero voice activity detection, the FastConformer CTC recogniser,
+// live transcription, and the `chorus vad` / `chorus transcribe` commands that use them.
+package.products += [
+    .library(name: "VAD", targets: ["VAD"]),
+    .library(name: "SpeechRecognition", targets: ["SpeechRecognition"]),
+]
+package.targets += [
+    .target(name: "VAD", dependencies: ["OnnxRuntime", "Speech"]),
+    .target(name: "SpeechRecognition", dependencies: ["VAD", "OnnxRuntime", "DSP", "Text", "Audio", "Speech"]),
+    .testTarget(name: "VADTests", dependencies: ["VAD", "Speech"], resources: [.copy("Resources")]),
+    .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "VAD"],
+                resources: [.copy("Resources")]),
+]
+package.targets.first { $0.name == "ChorusCLI" }!.dependencies += ["VAD", "SpeechRecognition"]

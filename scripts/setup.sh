@@ -148,6 +148,23 @@ install_piper() {
   say "Piper installed in $dest"
 }
 
+install_silero() {
+  local dest=$models/silero-vad stamp=silero-vad-6.2.3
+  local wheel=silero_vad-6.2.3-py3-none-any.whl sha=7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8
+  if is_complete "$dest" "$stamp"; then say "Silero VAD already installed in $dest"; return; fi
+  fetch_wheel "silero-vad==6.2.3" "$wheel" "$sha"
+  local staging
+  staging=$(mktemp -d "$models/.silero-vad.XXXXXX"); chmod 755 "$staging"
+  trap 'rm -rf "$staging"' EXIT
+  unzip -q -j "$downloads/$wheel" silero_vad/data/silero_vad.onnx silero_vad-6.2.3.dist-info/licenses/LICENSE -d "$staging"
+  echo "$stamp" > "$staging/.complete"
+  rm -rf "$dest"
+  mv "$staging" "$dest"
+  trap - EXIT
+  say "Silero VAD installed in $dest"
+}
+
 install_kokoro
 install_piper
+install_silero
 say "done; models in $models"

@@ -1,0 +1,28 @@
+/// What can go wrong running voice activity detection, worded for the person who has to fix it.
+public enum VADError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The Silero model file is not where it was looked for.
+    case modelMissing(path: String)
+    /// The model does not have the inputs and outputs of a Silero VAD export.
+    case unexpectedModel(path: String, reason: String)
+    /// Silero works at 16 kHz and 8 kHz only.
+    case unsupportedSampleRate(Int)
+    /// A window handed to the model has the wrong number of samples.
+    case windowSizeMismatch(expected: Int, actual: Int)
+    /// A segmentation parameter is outside what makes sense.
+    case invalidParameter(name: String, value: Double, reason: String)
+
+    public var description: String {
+        switch self {
+        case .modelMissing(let path):
+            return "Silero VAD model not found at \(path). Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx."
+        case .unexpectedModel(let path, let reason):
+            return "\(path) is not a Silero VAD model Chorus can run: \(reason). Use silero_vad.onnx from silero-vad 5 or 6."
+        case .unsupportedSampleRate(let rate):
+            return "Silero VAD runs at 16000 or 8000 Hz, not \(rate) Hz; resample the audio first."
+        case .windowSizeMismatch(let expected, let actual):
+            return "A VAD window must hold exactly \(expected) samples at this rate, got \(actual)."
+        case .invalidParameter(let name, let value, let reason):
+            return "VAD parameter \(name) = \(value) is invalid: \(reason)."
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import VAD
+
+/// Runs on the real model that `scripts/setup.sh` installs; skips, saying why, when it is absent.
+@Suite struct SileroVADTests {
+    static let modelInstalled: Bool = {
+        let installed = FileManager.default.fileExists(atPath: SileroVAD.defaultModelPath)
+        if !installed {
+            print("SileroVADTests skipped: no model at \(SileroVAD.defaultModelPath); run scripts/setup.sh")
+        }
+        return installed
+    }()
+
+    @Test(.enabled(if: modelInstalled), arguments: [16000, 8000])
+    func probabilitiesMatchThePythonPackage(sampleRate: Int) throws {
+        let clip = try SpeechPausesClip(sampleRate: sampleRate)
+        var vad = try SileroVAD(sampleRate: sampleRate)
+        let probabilities = try vad.probabilities(for: clip.audio)
+        #expect(probabilities.count == clip.rate.probabilities.count)
+        let worst = zip(probabilities, clip.rate.probabilities).map { abs(Double($0) - $1) }.max() ?? 0
+        #expect(worst < 1e-4, "largest difference from the Python probabilities: \(worst)")
+    }
+
+    @Test(.enabled(if: modelInstalled), arguments: [16000, 8000])
+    func segmentsMatchThePythonPackageWithinOneWindow(sampleRate: Int) throws {
+        let clip = try SpeechPausesClip(sampleRate: sampleRate)
+        var vad = try SileroVAD(sampleRate: sampleRate)
+        let segments = try vad.speechSegments(in: clip.audio)
+        #expect(segments.count == clip.rate.segments.count, "\(segments)")
+        for (segment, python) in zip(segments, clip.rate.segments) {
+            #expect(abs(segment.start - python[0]) <= vad.windowSize, "\(segment) vs Python \(python)")
+            #expect(abs(segment.end - python[1]) <= vad.windowSize, "\(segment) vs Python \(python)")
+        }
+    }
+
+    /// The truth is where each sentence's audible samples begin and end. Padding is switched off:
+    /// it widens every segment by 30 ms on purpose, so it would only measure itself.
+    @Test(.enabled(if: modelInstalled))
+    func boundariesAreWithin100MillisecondsOfTheTruth() throws {
+        let clip = try SpeechPausesClip(sampleRate: 16000)
+        var vad = try SileroVAD(sampleRate: 16000)
+        let segments = try vad.speechSegments(in: clip.audio, segmenter: SpeechSegmenter(speechPadMilliseconds: 0))
+        #expect(segments.count == clip.rate.truth.count, "\(segments)")
+        let tolerance = 1600
+        for (segment, truth) in zip(segments, clip.rate.truth) {
+            #expect(abs(segment.start - truth[0]) <= tolerance, "\(segment) vs truth \(truth)")
+            #expect(abs(segment.end - truth[1]) <= tolerance, "\(segment) vs truth \(truth)")
+        }
+    }
+
+    @Test(.enabled(if: modelInstalled))
+    func streamingWindowByWindowEqualsTheWholeBuffer() throws {
+        let clip = try SpeechPausesClip(sampleRate: 16000)
+        var whole = try SileroVAD()
+        var streaming = try SileroVAD(session: whole.session)
+        let all = try whole.probabilities(for: clip.audio)
+        var one: [Float] = []
+        for start in stride(from: 0, to: clip.audio.count - 512, by: 512) {
+            one.append(try streaming.probability(of: clip.audio[start..<start + 512]))
+        }
+        #expect(one == Array(all.prefix(one.count)))
+    }
+
+    @Test(.enabled(if: modelInstalled))
+    func refusesWrongWindowsAndRates() throws {
+        var vad = try SileroVAD()
+        #expect(throws: VADError.windowSizeMismatch(expected: 512, actual: 100)) {
+            try vad.probability(of: [Float](repeating: 0, count: 100))
+        }
+        #expect(throws: VADError.unsupportedSampleRate(44100)) { try SileroVAD(session: vad.session, sampleRate: 44100) }
+    }
+
+    @Test func missingModelNamesThePathAndTheFix() {
+        #expect(throws: VADError.modelMissing(path: "/nope/silero_vad.onnx")) {
+            try SileroVAD(modelPath: "/nope/silero_vad.onnx")
+        }
+        #expect(VADError.modelMissing(path: "/x").description.contains("scripts/setup.sh"))
+    }
+}
