@@ -12,6 +12,8 @@ struct Chorus: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
+            SpeakCommand.self,
+            VoicesCommand.self,
         ]
     )
 }

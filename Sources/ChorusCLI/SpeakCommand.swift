@@ -1,0 +1,100 @@
+import ArgumentParser
+import Audio
+import Foundation
+import Speech
+
+/// `chorus speak`: text to a WAV file with a local engine.
+struct SpeakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speak",
+        abstract: "Speak text into a WAV file.",
+        discussion: """
+            Examples:
+              chorus speak "Hello there." -o hello.wav
+              chorus speak --engine piper --file story.txt -o story.wav
+              echo "Hi." | chorus speak -o hi.wav
+            """
+    )
+
+    @OptionGroup var input: TextInput
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String?
+
+    @Option(help: "The engine: \(EngineChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var engine: EngineChoice = .kokoro
+
+    @Option(help: "A voice of the engine (see `chorus voices`); the engine's default when left out.")
+    var voice: String?
+
+    @Option(help: "Speaking rate from 0.5 to 2 (1 is the voice's natural pace).")
+    var speed: Float = 1
+
+    @Option(help: "Sample format of the WAV file: pcm16 or float32.")
+    var sampleFormat: SampleFormatChoice = .pcm16
+
+    @Flag(name: .shortAndLong, help: "Print progress even for short text.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0.5...2).contains(speed) else { throw ValidationError("--speed must be between 0.5 and 2; got \(speed).") }
+    }
+
+    func run() async throws {
+        let text = try input.read()
+        guard let output else {
+            throw ValidationError("No output file. Add -o FILE.wav.")
+        }
+        let destination = URL(fileURLWithPath: output)
+        try Self.checkWritable(destination)
+
+        let synthesizer = try engine.load()
+        let request = SynthesisRequest(text: text, voice: voice, speed: speed)
+        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
+
+        let started = Date()
+        let reportsProgress = verbose || text.count > 200
+        var samples: [Float] = []
+        var spokenCharacters = 0
+        for try await chunk in synthesizer.stream(request) {
+            samples += chunk.samples
+            spokenCharacters += chunk.text?.count ?? 0
+            if reportsProgress {
+                let percent = min(100, 100 * spokenCharacters / max(text.count, 1))
+                Self.status(String(format: "\r%3d%%  %.1f s of audio", percent, Double(samples.count) / Double(synthesizer.sampleRate)))
+            }
+        }
+        if reportsProgress { Self.status("\n") }
+        try WAVWriter.write(samples, sampleRate: synthesizer.sampleRate, format: sampleFormat.format, to: destination)
+        let seconds = Double(samples.count) / Double(synthesizer.sampleRate)
+        let elapsed = Date().timeIntervalSince(started)
+        Self.status(String(format: "wrote %@: %.2f s of audio at %d Hz in %.2f s (%.2fx real time)\n",
+                           output, seconds, synthesizer.sampleRate, elapsed, seconds / max(elapsed, 1e-9)))
+    }
+
+    /// Fails early, before any synthesis, when the output cannot be written.
+    static func checkWritable(_ url: URL) throws {
+        let folder = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("Cannot write \(url.path): folder \(folder) does not exist.")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder) else {
+            throw ValidationError("Cannot write \(url.path): folder \(folder) is not writable.")
+        }
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("Cannot write \(url.path): it is a folder.")
+        }
+    }
+
+    static func status(_ message: String) {
+        FileHandle.standardError.write(Data(message.utf8))
+    }
+}
+
+/// WAV sample formats by their command-line names.
+enum SampleFormatChoice: String, CaseIterable, ExpressibleByArgument {
+    case pcm16, float32
+
+    var format: WAVSampleFormat { self == .pcm16 ? .pcm16 : .float32 }
+}

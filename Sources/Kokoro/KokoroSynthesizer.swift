@@ -1,0 +1,156 @@
+import Foundation
+import OnnxRuntime
+import Phonemizer
+import Speech
+import Text
+
+/// Kokoro-82M text to speech: espeak-ng phonemes, a style vector per voice, 24 kHz audio.
+public final class KokoroSynthesizer: SpeechSynthesizer {
+    public let engineName = "kokoro"
+    public let sampleRate = 24_000
+    public let voices: [Voice]
+    /// The espeak-ng voice that phonemizes the text (the language spoken), "en-us" by default.
+    public let espeakVoice: String
+
+    private let session: InferenceSession
+    private let vocabulary: KokoroVocabulary
+    private let voicePack: KokoroVoicePack
+    private let phonemizer: EspeakPhonemizer
+
+    /// Text is phonemized and spoken in pieces of at most this many characters.
+    static let pieceLength = 300
+
+    /// The files of a Kokoro model folder.
+    public struct Files: Sendable {
+        public var model: URL
+        public var vocabulary: URL
+        public var voices: URL
+
+        /// The layout `scripts/setup.sh` installs: `kokoro-v1.0.int8.onnx`, `vocab.json`, `voices_ja.npz`.
+        public init(folder: URL) {
+            model = folder.appendingPathComponent("kokoro-v1.0.int8.onnx")
+            vocabulary = folder.appendingPathComponent("vocab.json")
+            voices = folder.appendingPathComponent("voices_ja.npz")
+        }
+    }
+
+    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in.
+    public init(files: Files = Files(folder: ModelDirectory.folder(for: "kokoro")), espeakVoice: String = "en-us",
+                options: SessionOptions = SessionOptions()) throws {
+        for file in [files.model, files.vocabulary, files.voices]
+        where !FileManager.default.fileExists(atPath: file.path) {
+            throw SpeechError.modelMissing(engine: "kokoro", path: file.path, remedy: ModelDirectory.installHint)
+        }
+        vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
+        voicePack = try KokoroVoicePack(contentsOf: files.voices)
+        session = try InferenceSession(modelPath: files.model.path, options: options)
+        phonemizer = try EspeakPhonemizer.shared()
+        self.espeakVoice = espeakVoice
+        voices = voicePack.styles.keys.sorted().map(Self.describe)
+    }
+
+    /// Kokoro voice names start with a language letter and a gender letter (e.g. "jf_alpha": Japanese, female).
+    static func describe(_ name: String) -> Voice {
+        let letters = Array(name.prefix(2))
+        let languages: [Character: String] = [
+            "a": "en-US", "b": "en-GB", "j": "ja", "z": "zh", "e": "es", "f": "fr", "h": "hi", "i": "it", "p": "pt-BR",
+        ]
+        let language = letters.first.flatMap { languages[$0] } ?? "und"
+        let gender: Voice.Gender = letters.count > 1 ? (letters[1] == "f" ? .female : letters[1] == "m" ? .male : .unknown) : .unknown
+        return Voice(id: name, engine: "kokoro", language: language, gender: gender,
+                     summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+                    guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+                    let voice = try self.voice(request.voice)
+                    var spoke = false
+                    for piece in SentenceChunker(maxLength: Self.pieceLength, packsSentences: true).split(request.text) {
+                        for ids in try self.modelInputs(for: piece) {
+                            try Task.checkCancellation()
+                            let samples = try self.speak(ids: ids, voice: voice.id, speed: request.speed)
+                            continuation.yield(AudioChunk(samples: samples, sampleRate: self.sampleRate, text: piece))
+                            spoke = true
+                        }
+                    }
+                    if !spoke { throw SpeechError.nothingToSpeak(request.text) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The id sequences for one piece of text, each within the model's 510-id limit.
+    func modelInputs(for text: String) throws -> [[Int64]] {
+        let clauses = try phonemizer.phonemize(text, voice: espeakVoice, options: .init(tiesMultiLetterPhonemes: true))
+        // Each clause keeps its punctuation, which Kokoro uses for pauses and intonation.
+        let clauseIDs = clauses.map { clause -> [Int64] in
+            var phonemes = KokoroVocabulary.kokoroPhonemes(fromEspeak: clause.phonemes)
+            if let mark = clause.terminator { phonemes.append(Self.asciiMark(mark)) }
+            phonemes.append(" ")
+            return vocabulary.encode(phonemes)
+        }
+        return Self.pack(clauseIDs, limit: KokoroVocabulary.maxIDs, space: vocabulary.ids[" "])
+    }
+
+    /// Groups clauses into sequences of at most `limit` ids; a clause longer than that is cut at spaces.
+    static func pack(_ clauses: [[Int64]], limit: Int, space: Int64?) -> [[Int64]] {
+        var groups: [[Int64]] = []
+        var current: [Int64] = []
+        func flush() {
+            while current.last == space, !current.isEmpty { current.removeLast() }
+            if !current.isEmpty { groups.append(current) }
+            current = []
+        }
+        for clause in clauses {
+            if current.count + clause.count > limit { flush() }
+            if clause.count <= limit {
+                current += clause
+                continue
+            }
+            // One clause alone is too long: cut at the last space before the limit (or hard at the limit).
+            var rest = clause[...]
+            while rest.count > limit {
+                let window = rest.prefix(limit)
+                let cut = window.lastIndex(of: space ?? -1).map { $0 + 1 } ?? window.endIndex
+                current = Array(rest[rest.startIndex..<cut])
+                flush()
+                rest = rest[cut...]
+            }
+            current = Array(rest)
+        }
+        flush()
+        return groups
+    }
+
+    private static func asciiMark(_ mark: Character) -> Character {
+        switch mark {
+        case "。": "."
+        case "！": "!"
+        case "？": "?"
+        case "，", "、": ","
+        case "：": ":"
+        case "；": ";"
+        default: mark
+        }
+    }
+
+    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.
+    func speak(ids: [Int64], voice: String, speed: Float) throws -> [Float] {
+        let tokens = [0] + ids + [0]
+        let outputs = try session.run([
+            "tokens": Tensor(tokens, shape: [1, tokens.count]),
+            "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
+            "speed": Tensor(scalar: speed),
+        ])
+        guard let audio = outputs["audio"] ?? outputs.values.first else { return [] }
+        return try audio.floats()
+    }
+}

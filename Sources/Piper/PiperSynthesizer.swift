@@ -1,0 +1,101 @@
+import Foundation
+import OnnxRuntime
+import Phonemizer
+import Speech
+import Text
+
+/// Piper (VITS) text to speech: espeak-ng phonemes in, audio at the voice's rate out, a sentence at a time.
+public final class PiperSynthesizer: SpeechSynthesizer {
+    public let engineName = "piper"
+    public var sampleRate: Int { config.sampleRate }
+    public let voices: [Voice]
+    public let config: PiperVoiceConfig
+
+    private let session: InferenceSession
+    private let encoder: PiperPhonemeEncoder
+    private let phonemizer: EspeakPhonemizer
+    /// Seconds of silence between sentences, as Piper inserts them.
+    public let sentenceSilence: Double
+
+    /// Text longer than this many characters is phonemized and spoken a piece at a time.
+    static let pieceLength = 400
+
+    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
+    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = SessionOptions()) throws {
+        self.sentenceSilence = sentenceSilence
+        let configURL = URL(fileURLWithPath: modelPath.path + ".json")
+        guard FileManager.default.fileExists(atPath: modelPath.path) else {
+            throw SpeechError.modelMissing(engine: "piper", path: modelPath.path, remedy: ModelDirectory.installHint)
+        }
+        guard FileManager.default.fileExists(atPath: configURL.path) else {
+            throw SpeechError.modelMissing(engine: "piper", path: configURL.path,
+                                           remedy: "A Piper voice needs its .onnx.json next to the .onnx.")
+        }
+        config = try PiperVoiceConfig(contentsOf: configURL)
+        session = try InferenceSession(modelPath: modelPath.path, options: options)
+        encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
+        phonemizer = try EspeakPhonemizer.shared()
+        let id = modelPath.deletingPathExtension().lastPathComponent
+        voices = [Voice(id: id, engine: "piper", language: config.languageCode.replacingOccurrences(of: "_", with: "-"),
+                        gender: .male, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz")]
+    }
+
+    /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
+    public convenience init(options: SessionOptions = SessionOptions()) throws {
+        try self.init(modelPath: ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx"),
+                      options: options)
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try self.validate(request)
+                    let pieces = SentenceChunker(maxLength: Self.pieceLength, packsSentences: true).split(request.text)
+                    var pending: AudioChunk?
+                    for piece in pieces {
+                        for sentence in try self.sentences(of: piece) {
+                            try Task.checkCancellation()
+                            let audio = try self.speak(phonemes: sentence, speed: request.speed)
+                            if var previous = pending {
+                                previous.samples += [Float](repeating: 0, count: Int(self.sentenceSilence * Double(self.sampleRate)))
+                                continuation.yield(previous)
+                            }
+                            pending = AudioChunk(samples: audio, sampleRate: self.sampleRate, text: piece)
+                        }
+                    }
+                    guard let last = pending else { throw SpeechError.nothingToSpeak(request.text) }
+                    continuation.yield(last)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func validate(_ request: SynthesisRequest) throws {
+        guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+        guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+        _ = try voice(request.voice)
+    }
+
+    /// The phoneme strings of each sentence in `text`.
+    func sentences(of text: String) throws -> [String] {
+        PiperPhonemeEncoder.sentences(from: try phonemizer.phonemize(text, voice: config.espeakVoice))
+    }
+
+    /// One model call: phonemes of a sentence to samples.
+    func speak(phonemes: String, speed: Float) throws -> [Float] {
+        let ids = encoder.encode(phonemes)
+        let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
+        let outputs = try session.run([
+            "input": Tensor(ids, shape: [1, ids.count]),
+            "input_lengths": Tensor(scalar: Int64(ids.count)),
+            "scales": Tensor(scales, shape: [3]),
+        ])
+        guard let audio = outputs["output"] ?? outputs.values.first else { return [] }
+        return try audio.floats()
+    }
+}

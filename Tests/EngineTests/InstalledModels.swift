@@ -1,0 +1,21 @@
+import Foundation
+import Speech
+import Testing
+
+/// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip
+/// with this reason otherwise (CI installs them, so there they run).
+enum InstalledModels {
+    static func installed(_ engine: String) -> Bool {
+        FileManager.default.fileExists(atPath: ModelDirectory.folder(for: engine).appendingPathComponent(".complete").path)
+    }
+
+    static let kokoro = installed("kokoro")
+    static let piper = installed("piper")
+    static let reason: Comment = "model not installed in $CHORUS_MODELS; run scripts/setup.sh"
+}
+
+/// Root mean square of a signal, to tell speech from silence.
+func rms(_ samples: [Float]) -> Float {
+    guard !samples.isEmpty else { return 0 }
+    return (samples.reduce(0) { $0 + $1 * $1 } / Float(samples.count)).squareRoot()
+}

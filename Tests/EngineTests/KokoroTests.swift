@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import Kokoro
+import Speech
+
+@Suite struct KokoroUnitTests {
+    @Test func espeakDiphthongsBecomeKokoroLetters() {
+        let tie = "\u{200D}"
+        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "a\(tie)ɪ ˈo\(tie)ʊ juː") == "I ˈO juː")
+        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "d\(tie)ʒˈʌd\(tie)ʒ t\(tie)ʃˈɜːt\(tie)ʃ") == "ʤˈʌʤ ʧˈɜːʧ")
+        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "bˈʌʔn̩ rˈɛd") == "bˈʌtn ɹˈɛd")
+    }
+
+    @Test func packingKeepsEveryIdUnderTheLimit() {
+        let space: Int64 = 16
+        let clause = [Int64](repeating: 5, count: 9) + [space]
+        let groups = KokoroSynthesizer.pack(Array(repeating: clause, count: 7), limit: 25, space: space)
+        #expect(groups.allSatisfy { $0.count <= 25 })
+        #expect(groups.map { $0.filter { $0 == 5 }.count }.reduce(0, +) == 63)
+        // A clause longer than the limit is cut at spaces.
+        let long = Array(repeating: [Int64](repeating: 7, count: 4) + [space], count: 20).flatMap { $0 }
+        let cut = KokoroSynthesizer.pack([long], limit: 12, space: space)
+        #expect(cut.allSatisfy { $0.count <= 12 && $0.first != space && $0.last != space })
+        #expect(cut.flatMap { $0 }.filter { $0 == 7 }.count == 80)
+    }
+
+    @Test func voiceNamesGiveLanguageAndGender() {
+        #expect(KokoroSynthesizer.describe("jf_alpha").language == "ja")
+        #expect(KokoroSynthesizer.describe("jm_kumo").gender == .male)
+        #expect(KokoroSynthesizer.describe("af_heart").language == "en-US")
+    }
+
+    @Test func malformedNpyIsRejected() {
+        #expect(throws: SpeechError.self) {
+            try KokoroVoicePack.float32Array(npy: Data("not numpy".utf8), path: "x.npy")
+        }
+    }
+
+    @Test func missingModelNamesTheFileAndTheFix() {
+        let folder = URL(fileURLWithPath: "/nonexistent/kokoro")
+        do {
+            _ = try KokoroSynthesizer(files: .init(folder: folder))
+            Issue.record("loaded from a missing folder")
+        } catch let error as SpeechError {
+            #expect(error.description.contains("/nonexistent/kokoro/kokoro-v1.0.int8.onnx"))
+            #expect(error.description.contains("scripts/setup.sh"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}
+
+@Suite(.enabled(if: InstalledModels.kokoro, InstalledModels.reason))
+struct KokoroModelTests {
+    static let engine = Result { try KokoroSynthesizer() }
+
+    @Test func speaksASentence() async throws {
+        let kokoro = try Self.engine.get()
+        #expect(kokoro.voices.count == 5)
+        let audio = try await kokoro.synthesize(SynthesisRequest(text: "Hello, world. This is Chorus."))
+        let seconds = Double(audio.count) / 24_000
+        #expect(seconds > 1 && seconds < 6)
+        #expect(rms(audio) > 0.02)
+        #expect(audio.allSatisfy { $0.isFinite })
+    }
+
+    @Test func fasterSpeechIsShorter() async throws {
+        let kokoro = try Self.engine.get()
+        let text = "The library closes early on Sunday evenings."
+        let normal = try await kokoro.synthesize(SynthesisRequest(text: text, voice: "jm_kumo", speed: 1))
+        let fast = try await kokoro.synthesize(SynthesisRequest(text: text, voice: "jm_kumo", speed: 1.6))
+        #expect(Double(fast.count) < 0.8 * Double(normal.count))
+    }
+
+    @Test func longTextIsSpokenInSeveralPiecesUnderTheIdLimit() async throws {
+        let kokoro = try Self.engine.get()
+        let paragraph = String(repeating: "Every morning she runs along the river before breakfast, and then she reads the news. ", count: 12)
+        for piece in [paragraph] {
+            let inputs = try kokoro.modelInputs(for: piece)
+            #expect(inputs.allSatisfy { $0.count <= KokoroVocabulary.maxIDs })
+        }
+        var chunks = 0
+        for try await chunk in kokoro.stream(SynthesisRequest(text: paragraph)) {
+            #expect(rms(chunk.samples) > 0.01)
+            chunks += 1
+        }
+        #expect(chunks >= 3)
+    }
+
+    @Test func badRequestsGetClearErrors() async throws {
+        let kokoro = try Self.engine.get()
+        await #expect(throws: SpeechError.emptyText) { try await kokoro.synthesize(SynthesisRequest(text: " \n ")) }
+        await #expect(throws: SpeechError.unknownVoice("nobody", engine: "kokoro", available: kokoro.voices.map(\.id))) {
+            try await kokoro.synthesize(SynthesisRequest(text: "Hi.", voice: "nobody"))
+        }
+        await #expect(throws: SpeechError.invalidSpeed(9)) {
+            try await kokoro.synthesize(SynthesisRequest(text: "Hi.", speed: 9))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Phonemizer
+import Testing
+@testable import Piper
+import Speech
+
+@Suite struct PiperUnitTests {
+    @Test func clausesBecomeSentencesWithPiperPunctuation() {
+        let clauses = [
+            PhonemeClause(phonemes: "həlˈoʊ", terminator: ","),
+            PhonemeClause(phonemes: "wˈɜːld", terminator: "."),
+            PhonemeClause(phonemes: "wˈaɪ", terminator: "?"),
+        ]
+        #expect(PiperPhonemeEncoder.sentences(from: clauses) == ["həlˈoʊ, wˈɜːld.", "wˈaɪ?"])
+    }
+
+    @Test func idsAreFramedWithBosPadAndEos() {
+        let encoder = PiperPhonemeEncoder(ids: ["^": [1], "$": [2], "_": [0], "a": [14], "b": [15]])
+        // Unknown phonemes ("z") are skipped, as Piper does.
+        #expect(encoder.encode("abz") == [1, 0, 14, 0, 15, 0, 2])
+    }
+
+    @Test func configErrorsNameTheProblem() {
+        #expect(throws: SpeechError.invalidModelFile(path: "v.json", reason: "not a JSON object")) {
+            try PiperVoiceConfig(data: Data("[1,2".utf8), path: "v.json")
+        }
+        let noMap = #"{"audio": {"sample_rate": 22050}, "espeak": {"voice": "en-us"}}"#
+        #expect(throws: SpeechError.invalidModelFile(path: "v.json", reason: "phoneme_id_map is missing")) {
+            try PiperVoiceConfig(data: Data(noMap.utf8), path: "v.json")
+        }
+    }
+}
+
+@Suite(.enabled(if: InstalledModels.piper, InstalledModels.reason))
+struct PiperModelTests {
+    static let engine = Result { try PiperSynthesizer() }
+
+    @Test func speaksSentencesWithSilenceBetween() async throws {
+        let piper = try Self.engine.get()
+        #expect(piper.sampleRate == 22_050)
+        var chunks: [AudioChunk] = []
+        for try await chunk in piper.stream(SynthesisRequest(text: "Good morning. How are you today?")) {
+            chunks.append(chunk)
+        }
+        #expect(chunks.count == 2)
+        #expect(chunks.allSatisfy { rms($0.samples) > 0.02 })
+        // The first sentence ends with 0.2 s of inserted silence.
+        #expect(chunks[0].samples.suffix(4_000).allSatisfy { $0 == 0 })
+    }
+
+    @Test func badRequestsGetClearErrors() async throws {
+        let piper = try Self.engine.get()
+        await #expect(throws: SpeechError.emptyText) { try await piper.synthesize(SynthesisRequest(text: "")) }
+        await #expect(throws: SpeechError.self) {
+            try await piper.synthesize(SynthesisRequest(text: "Hi.", voice: "nobody"))
+        }
+    }
+}
