@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Speech"),
         .target(
             name: "Kokoro",
-            dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text",
+            dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text", "DSP",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
         .target(name: "Piper", dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text"]),
@@ -61,6 +61,7 @@ let package = Package(
         .testTarget(name: "PhonemizerTests", dependencies: ["Phonemizer"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech"]),
         .testTarget(name: "EngineTests", dependencies: ["Kokoro", "Piper", "Speech", "Audio"]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Speech", "Audio"]),
     ],
     swiftLanguageModes: [.v6]

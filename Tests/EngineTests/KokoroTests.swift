@@ -30,9 +30,12 @@ import Speech
         #expect(KokoroSynthesizer.describe("af_heart").language == "en-US")
     }
 
-    @Test func malformedNpyIsRejected() {
-        #expect(throws: SpeechError.self) {
-            try KokoroVoicePack.float32Array(npy: Data("not numpy".utf8), path: "x.npy")
+    @Test func damagedVoiceArchiveIsRejectedWithItsPath() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-bad-voices-\(UUID()).npz")
+        try Data("not a zip archive".utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: SpeechError.invalidModelFile(path: url.path, reason: "not a readable .npz (zip) archive")) {
+            try KokoroVoicePack(contentsOf: url)
         }
     }
 

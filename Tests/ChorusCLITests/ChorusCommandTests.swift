@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// Runs the built `chorus` binary (next to the test bundle) and captures what it prints.
+struct ChorusProcess {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+
+    static var binary: URL {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // On Apple platforms the tests run inside an .xctest bundle; the binary sits beside the bundle.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("chorus")
+    }
+
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> ChorusProcess {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ChorusProcess(status: process.terminationStatus,
+                             standardOutput: String(decoding: outData, as: UTF8.self),
+                             standardError: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+func temporaryFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path), "chorus binary not built"))
+struct ChorusCommandTests {
+    @Test func helpListsTheCommands() throws {
+        let result = try ChorusProcess.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("speak"))
+        #expect(result.standardOutput.contains("voices"))
+    }
+
+    @Test func emptyTextFailsClearly() throws {
+        let folder = try temporaryFolder()
+        let result = try ChorusProcess.run(["speak", "   ", "-o", folder.appendingPathComponent("x.wav").path])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("The text is empty"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func unknownEngineIsRejectedWithTheChoices() throws {
+        let result = try ChorusProcess.run(["speak", "hi", "--engine", "nope", "-o", "/tmp/x.wav"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("kokoro"))
+        #expect(result.standardError.contains("piper"))
+    }
+
+    @Test func unwritableOutputFailsBeforeSynthesis() throws {
+        let result = try ChorusProcess.run(["speak", "hi", "-o", "/nonexistent-folder/x.wav"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("/nonexistent-folder does not exist"))
+    }
+
+    @Test func invalidUTF8OnStandardInputIsNamed() throws {
+        let bytes = Data("Hello ".utf8) + Data([0xFF, 0xFE]) + Data(" world".utf8)
+        let result = try ChorusProcess.run(["speak", "-", "-o", "/tmp/chorus-never.wav"], input: bytes)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("not valid UTF-8"))
+        #expect(result.standardError.contains("offset 6"))
+    }
+
+    @Test func missingModelSaysHowToInstallIt() throws {
+        let folder = try temporaryFolder()
+        let result = try ChorusProcess.run(["speak", "hi", "-o", folder.appendingPathComponent("x.wav").path],
+                                           environment: ["CHORUS_MODELS": folder.appendingPathComponent("none").path])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("kokoro-v1.0.int8.onnx"))
+        #expect(result.standardError.contains("scripts/setup.sh"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func outOfRangeSpeedIsRejected() throws {
+        let result = try ChorusProcess.run(["speak", "hi", "--speed", "5", "-o", "/tmp/x.wav"])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("--speed must be between 0.5 and 2"))
+    }
+}
+
+/// Whether scripts/setup.sh installed the Piper voice where `chorus` looks for it.
+let piperInstalled: Bool = {
+    let root = ProcessInfo.processInfo.environment["CHORUS_MODELS"]
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/chorus/models").path
+    return FileManager.default.fileExists(atPath: root + "/piper/.complete")
+}()
+
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path) && piperInstalled,
+                "chorus binary or Piper model missing; run scripts/setup.sh"))
+struct ChorusSpeakTests {
+    @Test func speaksFromStandardInputIntoAWAVAndLeavesNoPartialFile() throws {
+        let folder = try temporaryFolder()
+        let output = folder.appendingPathComponent("hello.wav")
+        let result = try ChorusProcess.run(["speak", "--engine", "piper", "-o", output.path], input: Data("Hello there.".utf8))
+        #expect(result.status == 0, "\(result.standardError)")
+        let data = try Data(contentsOf: output)
+        #expect(data.count > 44 + 22_050)  // over half a second of 16-bit audio
+        #expect(data.prefix(4) == Data("RIFF".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["hello.wav"])
+    }
+
+    @Test func unknownVoiceListsTheAvailableOnes() throws {
+        let folder = try temporaryFolder()
+        let result = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--voice", "nobody",
+                                            "-o", folder.appendingPathComponent("x.wav").path])
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("Unknown voice 'nobody'"))
+        #expect(result.standardError.contains("en_US-joe-medium"))
+    }
+
+    @Test func voicesListsBothEngines() throws {
+        let result = try ChorusProcess.run(["voices", "--json"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("\"engine\" : \"piper\""))
+    }
+}
