@@ -36,3 +36,50 @@ import Testing
         #expect(throws: TokenizerError.unknownID(-1)) { try TestData.gpt2.decode([-1]) }
     }
 }
+
+@Suite struct TokenizerJSONTests {
+    /// Fills a skeleton tokenizer.json that `tokenizers` saved (vocabulary and merges emptied to keep the
+    /// repository small) with the GPT-2 folder's vocabulary and merges, the smaller of the two, then loads it.
+    static func tokenizerJSON(_ name: String) throws -> URL {
+        let skeleton = try JSONSerialization.jsonObject(with: Data(contentsOf: TestData.url("\(name).tokenizer.json")))
+        var root = skeleton as! [String: Any]
+        var model = root["model"] as! [String: Any]
+        model["vocab"] = try BPETokenizer.readVocabulary(TestData.url("gpt2/vocab.json"))
+        model["merges"] = try BPETokenizer.readMerges(TestData.url("gpt2/merges.txt")).map { [$0.0, $0.1] }
+        root["model"] = model
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("chorus-\(name)-\(UUID().uuidString)-tokenizer.json")
+        try JSONSerialization.data(withJSONObject: root).write(to: url)
+        return url
+    }
+
+    @Test func loadsGPT2TokenizerJSON() throws {
+        let url = try Self.tokenizerJSON("gpt2")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let tokenizer = try BPETokenizer(tokenizerJSON: url)
+        #expect(tokenizer.preTokenizer == PreTokenizer(.gpt2))
+        #expect(tokenizer.normalization == .none)
+        #expect(tokenizer.addedTokens == TestData.gpt2.addedTokens)
+        for (text, expected) in try TestData.llamaVectors("gpt2") {
+            #expect(try tokenizer.encode(text) == expected)
+        }
+    }
+
+    @Test func loadsQwen2TokenizerJSON() throws {
+        let url = try Self.tokenizerJSON("qwen2")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let tokenizer = try BPETokenizer(tokenizerJSON: url)
+        #expect(tokenizer.preTokenizer == PreTokenizer(.qwen2))
+        #expect(tokenizer.normalization == .nfc)
+        #expect(tokenizer.addedTokens.map(\.content) == ["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+        #expect(tokenizer.addedTokens.map(\.id) == [151643, 151644, 151645])
+        let sameParts = try BPETokenizer(
+            vocabulary: BPETokenizer.readVocabulary(TestData.url("gpt2/vocab.json")),
+            merges: BPETokenizer.readMerges(TestData.url("gpt2/merges.txt")),
+            pattern: .qwen2, normalization: .nfc, addedTokens: tokenizer.addedTokens)
+        for (text, _) in try TestData.llamaVectors("qwen2") {
+            #expect(try tokenizer.encode(text) == sameParts.encode(text))
+        }
+        #expect(try tokenizer.encode("a<|im_start|>b") == [64, 151644, 65])
+    }
+}
