@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Piper", targets: ["Piper"]),
         .library(name: "Streaming", targets: ["Streaming"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
+        .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,6 +54,8 @@ let package = Package(
             dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+
+        .executableTarget(name: "ChorusBench", dependencies: ["Kokoro", "Piper", "Speech", "OnnxRuntime"]),
 
         .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),

@@ -69,8 +69,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
                     let voice = try self.voice(request.voice)
                     var spoke = false
-                    for piece in SentenceChunker(maxLength: Self.pieceLength, packsSentences: true).split(request.text) {
-                        for ids in try self.modelInputs(for: piece) {
+                    for piece in Self.pieces(of: request.text) {
+                        for ids in try self.modelInputs(forPiece: piece) {
                             try Task.checkCancellation()
                             let samples = try self.speak(ids: ids, voice: voice.id, speed: request.speed)
                             continuation.yield(AudioChunk(samples: samples, sampleRate: self.sampleRate, text: piece))
@@ -87,8 +87,18 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
     }
 
-    /// The id sequences for one piece of text, each within the model's 510-id limit.
-    func modelInputs(for text: String) throws -> [[Int64]] {
+    /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id
+    /// limit and before the `[0] ... [0]` framing; for checking what the model is fed.
+    public func modelInputs(for text: String) throws -> [[Int64]] {
+        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
+    }
+
+    static func pieces(of text: String) -> [String] {
+        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    }
+
+    /// The id sequences for one piece of text.
+    func modelInputs(forPiece text: String) throws -> [[Int64]] {
         let clauses = try phonemizer.phonemize(text, voice: espeakVoice, options: .init(tiesMultiLetterPhonemes: true))
         // Each clause keeps its punctuation, which Kokoro uses for pauses and intonation.
         let clauseIDs = clauses.map { clause -> [Int64] in

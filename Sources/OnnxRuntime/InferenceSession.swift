@@ -95,10 +95,13 @@ public final class InferenceSession: @unchecked Sendable {
         var results = [OpaquePointer?](repeating: nil, count: wanted.count)
         let inputPointers = inputNames.map { UnsafePointer($0) }
         let outputPointers = wanted.map { UnsafePointer(outputNames[$0]) }
+        let clock = ContinuousClock()
+        let started = clock.now
         let status = values.withUnsafeBufferPointer { valueBuffer in
             runtime.api.Run(session, nil, inputPointers, valueBuffer.baseAddress!, inputs.count,
                             outputPointers, wanted.count, &results)
         }
+        runtime.recordRun(clock.now - started)
         // Feeds must outlive Run: the runtime reads their memory during the call.
         withExtendedLifetime(feeds) {}
         try runtime.check(status, model: modelPath)

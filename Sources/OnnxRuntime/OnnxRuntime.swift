@@ -19,6 +19,33 @@ public final class OnnxRuntime: @unchecked Sendable {
     let cpuMemoryInfo: OpaquePointer
     let allocator: OpaquePointer
 
+    private let statisticsLock = NSLock()
+    private var runStatistics = RunStatistics()
+
+    /// Calls to `Run` across every session of this process and the time spent inside them.
+    public struct RunStatistics: Sendable, Equatable {
+        public var runs = 0
+        public var duration: Duration = .zero
+    }
+
+    /// What every session has spent inside the runtime's `Run` so far; callers compare it with their
+    /// own wall time to see how much time their code adds around inference.
+    public var statistics: RunStatistics {
+        statisticsLock.withLock { runStatistics }
+    }
+
+    /// Starts the counts of `statistics` again from zero.
+    public func resetStatistics() {
+        statisticsLock.withLock { runStatistics = RunStatistics() }
+    }
+
+    func recordRun(_ duration: Duration) {
+        statisticsLock.withLock {
+            runStatistics.runs += 1
+            runStatistics.duration += duration
+        }
+    }
+
     private static let lock = NSLock()
     nonisolated(unsafe) private static var loaded: OnnxRuntime?
 

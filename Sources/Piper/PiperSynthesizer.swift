@@ -51,12 +51,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             let task = Task {
                 do {
                     try self.validate(request)
-                    let pieces = SentenceChunker(maxLength: Self.pieceLength, packsSentences: true).split(request.text)
                     var pending: AudioChunk?
-                    for piece in pieces {
-                        for sentence in try self.sentences(of: piece) {
+                    for piece in Self.pieces(of: request.text) {
+                        for ids in try self.modelInputs(forPiece: piece) {
                             try Task.checkCancellation()
-                            let audio = try self.speak(phonemes: sentence, speed: request.speed)
+                            let audio = try self.speak(ids: ids, speed: request.speed)
                             if var previous = pending {
                                 previous.samples += [Float](repeating: 0, count: Int(self.sentenceSilence * Double(self.sampleRate)))
                                 continuation.yield(previous)
@@ -81,14 +80,24 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         _ = try voice(request.voice)
     }
 
-    /// The phoneme strings of each sentence in `text`.
-    func sentences(of text: String) throws -> [String] {
-        PiperPhonemeEncoder.sentences(from: try phonemizer.phonemize(text, voice: config.espeakVoice))
+    /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per
+    /// sentence, in order; for checking what the model is fed.
+    public func modelInputs(for text: String) throws -> [[Int64]] {
+        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
     }
 
-    /// One model call: phonemes of a sentence to samples.
-    func speak(phonemes: String, speed: Float) throws -> [Float] {
-        let ids = encoder.encode(phonemes)
+    static func pieces(of text: String) -> [String] {
+        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    }
+
+    /// One id sequence per sentence of a piece of text.
+    func modelInputs(forPiece text: String) throws -> [[Int64]] {
+        let clauses = try phonemizer.phonemize(text, voice: config.espeakVoice)
+        return PiperPhonemeEncoder.sentences(from: clauses).map(encoder.encode)
+    }
+
+    /// One model call: a sentence's framed ids to samples.
+    func speak(ids: [Int64], speed: Float) throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
         let outputs = try session.run([
             "input": Tensor(ids, shape: [1, ids.count]),

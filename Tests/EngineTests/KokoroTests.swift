@@ -78,10 +78,9 @@ struct KokoroModelTests {
     @Test func longTextIsSpokenInSeveralPiecesUnderTheIdLimit() async throws {
         let kokoro = try Self.engine.get()
         let paragraph = String(repeating: "Every morning she runs along the river before breakfast, and then she reads the news. ", count: 12)
-        for piece in [paragraph] {
-            let inputs = try kokoro.modelInputs(for: piece)
-            #expect(inputs.allSatisfy { $0.count <= KokoroVocabulary.maxIDs })
-        }
+        let inputs = try kokoro.modelInputs(for: paragraph)
+        #expect(inputs.count >= 3)
+        #expect(inputs.allSatisfy { $0.count <= KokoroVocabulary.maxIDs })
         var chunks = 0
         for try await chunk in kokoro.stream(SynthesisRequest(text: paragraph)) {
             #expect(rms(chunk.samples) > 0.01)

@@ -105,6 +105,17 @@ func modelPath(_ name: String) -> String {
         #expect(cache[100 * 4 + 99 * 4] == 2 * Float16(Float(99 % 7) * 0.25))
     }
 
+    @Test func runsAreCountedInTheRuntimeStatistics() throws {
+        let runtime = try OnnxRuntime.shared()
+        let session = try InferenceSession(modelPath: modelPath("float32_affine"))
+        let before = runtime.statistics
+        for _ in 0..<3 { _ = try session.run(["x": Tensor([1] as [Float], shape: [1, 1])]) }
+        let after = runtime.statistics
+        // Other tests may run at the same time, so at least our three calls are counted.
+        #expect(after.runs >= before.runs + 3)
+        #expect(after.duration > before.duration)
+    }
+
     @Test func preferredProvidersTheLibraryLacksAreSkipped() throws {
         let runtime = try OnnxRuntime.shared()
         let options = SessionOptions(intraOpThreads: 1, allowSpinning: false, usesMemoryArena: false,

@@ -1,0 +1,107 @@
+// chorus-bench: times Chorus's engines end to end (text in, samples out) and reports how much
+// of that time is spent inside ONNX Runtime's Run, as JSON for bench/tts_bench.py, which runs
+// the same model inputs through Python's onnxruntime in the same run for the ratio.
+import Foundation
+import Kokoro
+import OnnxRuntime
+import Piper
+import Speech
+
+struct Arguments {
+    var engine = "kokoro"
+    var textFile = ""
+    var threads = 2
+    var runs = 3
+    var inputsOut: String?
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var rest = arguments
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw BenchError.usage("\(flag) needs a value") }
+            switch flag {
+            case "--engine": engine = value
+            case "--text-file": textFile = value
+            case "--threads": threads = Int(value) ?? threads
+            case "--runs": runs = Int(value) ?? runs
+            case "--inputs-out": inputsOut = value
+            default: throw BenchError.usage("unknown option \(flag)")
+            }
+        }
+        if textFile.isEmpty { throw BenchError.usage("--text-file is required") }
+    }
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case usage(String)
+    var description: String {
+        switch self {
+        case .usage(let message):
+            "\(message)\nusage: chorus-bench --engine kokoro|piper --text-file FILE [--threads N] [--runs N] [--inputs-out FILE.json]"
+        }
+    }
+}
+
+struct Report: Encodable {
+    var engine: String
+    var threads: Int
+    var runs: Int
+    var audioSeconds: Double
+    var wallSeconds: [Double]
+    var runSeconds: [Double]
+    var modelCalls: Int
+}
+
+func measure() async throws {
+    let arguments = try Arguments(CommandLine.arguments.dropFirst())
+    let text = try String(contentsOfFile: arguments.textFile, encoding: .utf8)
+    let options = SessionOptions(intraOpThreads: arguments.threads)
+    let synthesizer: any SpeechSynthesizer
+    let inputs: [[Int64]]
+    switch arguments.engine {
+    case "kokoro":
+        let kokoro = try KokoroSynthesizer(options: options)
+        inputs = try kokoro.modelInputs(for: text)
+        synthesizer = kokoro
+    case "piper":
+        let piper = try PiperSynthesizer(options: options)
+        inputs = try piper.modelInputs(for: text)
+        synthesizer = piper
+    default:
+        throw BenchError.usage("unknown engine \(arguments.engine)")
+    }
+    if let path = arguments.inputsOut {
+        try JSONEncoder().encode(inputs).write(to: URL(fileURLWithPath: path))
+    }
+
+    let runtime = try OnnxRuntime.shared()
+    let request = SynthesisRequest(text: text)
+    _ = try await synthesizer.synthesize(request)  // warm-up: first-run allocations and caches
+
+    let clock = ContinuousClock()
+    var report = Report(engine: arguments.engine, threads: arguments.threads, runs: arguments.runs,
+                        audioSeconds: 0, wallSeconds: [], runSeconds: [], modelCalls: inputs.count)
+    for _ in 0..<arguments.runs {
+        runtime.resetStatistics()
+        let started = clock.now
+        let samples = try await synthesizer.synthesize(request)
+        let wall = clock.now - started
+        report.audioSeconds = Double(samples.count) / Double(synthesizer.sampleRate)
+        report.wallSeconds.append(wall.seconds)
+        report.runSeconds.append(runtime.statistics.duration.seconds)
+    }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}
+
+do {
+    try await measure()
+} catch {
+    FileHandle.standardError.write(Data("chorus-bench: \(error)\n".utf8))
+    exit(1)
+}
