@@ -103,7 +103,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         // Each clause keeps its punctuation, which Kokoro uses for pauses and intonation.
         let clauseIDs = clauses.map { clause -> [Int64] in
             var phonemes = KokoroVocabulary.kokoroPhonemes(fromEspeak: clause.phonemes)
-            if let mark = clause.terminator { phonemes.append(Self.asciiMark(mark)) }
+            if let mark = clause.asciiTerminator { phonemes.append(mark) }
             phonemes.append(" ")
             return vocabulary.encode(phonemes)
         }
@@ -138,18 +138,6 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
         flush()
         return groups
-    }
-
-    private static func asciiMark(_ mark: Character) -> Character {
-        switch mark {
-        case "。": "."
-        case "！": "!"
-        case "？": "?"
-        case "，", "、": ","
-        case "：": ":"
-        case "；": ";"
-        default: mark
-        }
     }
 
     /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.

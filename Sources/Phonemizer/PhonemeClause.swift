@@ -16,6 +16,20 @@ public struct PhonemeClause: Sendable, Equatable {
         return PhonemeClause.sentenceEnds.contains(terminator)
     }
 
+    /// The terminator with full-width CJK punctuation written as its ASCII kin (。 -> ., 、 -> ,),
+    /// the form phoneme vocabularies spell it in.
+    public var asciiTerminator: Character? {
+        switch terminator {
+        case "。": "."
+        case "！": "!"
+        case "？": "?"
+        case "，", "、": ","
+        case "：": ":"
+        case "；": ";"
+        default: terminator
+        }
+    }
+
     static let sentenceEnds: Set<Character> = [".", "!", "?", "…", "。", "！", "？"]
     static let clauseMarks: Set<Character> = sentenceEnds.union([",", ";", ":", "—", "，", "；", "：", "、"])
 }

@@ -12,11 +12,12 @@ struct PiperPhonemeEncoder: Sendable {
         var current = ""
         for clause in clauses {
             current += clause.phonemes
-            switch clause.terminator {
-            case ".", "!", "?", "。", "！", "？", "…":
-                current.append(clause.terminator.map { $0 == "…" ? "." : Self.ascii($0) } ?? ".")
-            case ",", ":", ";", "，", "：", "；", "、", "—":
-                current.append(clause.terminator.map { $0 == "—" ? "," : Self.ascii($0) } ?? ",")
+            // Piper's map has no "…" or "—": they are spoken as a period and a comma.
+            switch clause.asciiTerminator {
+            case .some(let mark) where ".!?…".contains(mark):
+                current.append(mark == "…" ? "." : mark)
+            case .some(let mark) where ",:;—".contains(mark):
+                current.append(mark == "—" ? "," : mark)
                 current.append(" ")
             default:
                 current.append(" ")
@@ -28,18 +29,6 @@ struct PiperPhonemeEncoder: Sendable {
         }
         if current.contains(where: { !$0.isWhitespace }) { sentences.append(current) }
         return sentences.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    private static func ascii(_ mark: Character) -> Character {
-        switch mark {
-        case "。": "."
-        case "！": "!"
-        case "？": "?"
-        case "，", "、": ","
-        case "：": ":"
-        case "；": ";"
-        default: mark
-        }
     }
 
     /// `^`, then each phoneme (a Unicode scalar after canonical decomposition) followed by `_`, then `$`.

@@ -12,6 +12,9 @@ import Speech
             PhonemeClause(phonemes: "wˈaɪ", terminator: "?"),
         ]
         #expect(PiperPhonemeEncoder.sentences(from: clauses) == ["həlˈoʊ, wˈɜːld.", "wˈaɪ?"])
+        let cjk = [PhonemeClause(phonemes: "a", terminator: "，"), PhonemeClause(phonemes: "b", terminator: "。"),
+                   PhonemeClause(phonemes: "c", terminator: "—"), PhonemeClause(phonemes: "d", terminator: "…")]
+        #expect(PiperPhonemeEncoder.sentences(from: cjk) == ["a, b.", "c, d."])
     }
 
     @Test func idsAreFramedWithBosPadAndEos() {
