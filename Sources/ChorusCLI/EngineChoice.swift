@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Kokoro
 import Piper
 import Speech
@@ -7,11 +8,37 @@ import Speech
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
     case kokoro, piper
 
-    /// Loads the engine's default model from the model directory.
-    func load() throws -> any SpeechSynthesizer {
+    /// Loads the engine from `model` (a Kokoro folder or a Piper `.onnx`), or its default model.
+    func load(model: String? = nil, language: String? = nil) throws -> any SpeechSynthesizer {
+        let url = model.map { URL(fileURLWithPath: $0) }
         switch self {
-        case .kokoro: try KokoroSynthesizer()
-        case .piper: try PiperSynthesizer()
+        case .kokoro:
+            let files = url.map(KokoroSynthesizer.Files.init(folder:)) ?? KokoroSynthesizer.Files(
+                folder: ModelDirectory.folder(for: "kokoro"))
+            return try KokoroSynthesizer(files: files, espeakVoice: language ?? "en-us")
+        case .piper:
+            if language != nil {
+                throw ValidationError("--language applies to Kokoro; a Piper voice speaks the language it was trained on.")
+            }
+            return try url.map { try PiperSynthesizer(modelPath: $0) } ?? PiperSynthesizer()
         }
+    }
+}
+
+/// The options that pick and load an engine, shared by the commands that speak.
+struct EngineOptions: ParsableArguments {
+    @Option(help: "The engine: \(EngineChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var engine: EngineChoice = .kokoro
+
+    @Option(help: ArgumentHelp("A model other than the engine's default: a Kokoro folder or a Piper .onnx file.",
+                               valueName: "path"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("Kokoro only: the espeak-ng language the text is read in (en-us, en-gb, fr, es, ...).",
+                               valueName: "espeak-voice"))
+    var language: String?
+
+    func load() throws -> any SpeechSynthesizer {
+        try engine.load(model: model, language: language)
     }
 }

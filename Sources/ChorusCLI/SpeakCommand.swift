@@ -13,6 +13,8 @@ struct SpeakCommand: AsyncParsableCommand {
               chorus speak "Hello there." -o hello.wav
               chorus speak --engine piper --file story.txt -o story.wav
               echo "Hi." | chorus speak -o hi.wav
+              chorus speak --language fr "Bonjour à tous." -o bonjour.wav
+              chorus speak --engine piper --model ~/voices/en_GB-alan-medium.onnx "Hello." -o alan.wav
             """
     )
 
@@ -21,8 +23,7 @@ struct SpeakCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The WAV file to write.")
     var output: String?
 
-    @Option(help: "The engine: \(EngineChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var engine: EngineChoice = .kokoro
+    @OptionGroup var engineOptions: EngineOptions
 
     @Option(help: "A voice of the engine (see `chorus voices`); the engine's default when left out.")
     var voice: String?
@@ -48,7 +49,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: output)
         try Self.checkWritable(destination)
 
-        let synthesizer = try engine.load()
+        let synthesizer = try engineOptions.load()
         let request = SynthesisRequest(text: text, voice: voice, speed: speed)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
 

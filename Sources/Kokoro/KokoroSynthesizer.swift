@@ -39,7 +39,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                 options: SessionOptions = SessionOptions()) throws {
         for file in [files.model, files.vocabulary, files.voices]
         where !FileManager.default.fileExists(atPath: file.path) {
-            throw SpeechError.modelMissing(engine: "kokoro", path: file.path, remedy: ModelDirectory.installHint)
+            throw SpeechError.modelMissing(engine: "kokoro", path: file.path,
+                                           remedy: "Check the folder; the default model installs with `scripts/setup.sh`.")
         }
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)

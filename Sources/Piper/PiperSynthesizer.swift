@@ -25,7 +25,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         self.sentenceSilence = sentenceSilence
         let configURL = URL(fileURLWithPath: modelPath.path + ".json")
         guard FileManager.default.fileExists(atPath: modelPath.path) else {
-            throw SpeechError.modelMissing(engine: "piper", path: modelPath.path, remedy: ModelDirectory.installHint)
+            throw SpeechError.modelMissing(engine: "piper", path: modelPath.path,
+                                           remedy: "Check the path; the default voice installs with `scripts/setup.sh`.")
         }
         guard FileManager.default.fileExists(atPath: configURL.path) else {
             throw SpeechError.modelMissing(engine: "piper", path: configURL.path,

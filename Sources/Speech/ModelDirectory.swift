@@ -18,7 +18,4 @@ public enum ModelDirectory {
     public static func folder(for engine: String) -> URL {
         root.appendingPathComponent(engine, isDirectory: true)
     }
-
-    /// What to tell a user whose model is missing.
-    public static let installHint = "Install the default models with `scripts/setup.sh` (or `make setup`)."
 }

@@ -92,6 +92,15 @@ struct ChorusCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
+    @Test func languageIsRefusedForPiperAndAMissingCustomModelIsNamed() throws {
+        let language = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--language", "fr", "-o", "/tmp/x.wav"])
+        #expect(language.status != 0)
+        #expect(language.standardError.contains("--language applies to Kokoro"))
+        let model = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--model", "/nope/voice.onnx", "-o", "/tmp/x.wav"])
+        #expect(model.status != 0)
+        #expect(model.standardError.contains("/nope/voice.onnx not found"))
+    }
+
     @Test func outOfRangeSpeedIsRejected() throws {
         let result = try ChorusProcess.run(["speak", "hi", "--speed", "5", "-o", "/tmp/x.wav"])
         #expect(result.status != 0)
