@@ -59,7 +59,7 @@ let package = Package(
 
         .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),
         .testTarget(name: "AudioTests", dependencies: ["Audio"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP"]),
+        .testTarget(name: "DSPTests", dependencies: ["DSP"], resources: [.copy("Golden")]),
         .testTarget(name: "TextTests", dependencies: ["Text"]),
         .testTarget(name: "PhonemizerTests", dependencies: ["Phonemizer"]),
         .testTarget(name: "SpeechTests", dependencies: ["Speech"]),
