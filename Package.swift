@@ -55,6 +55,7 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        .executableTarget(name: "DSPBench", dependencies: ["Audio", "DSP"], path: "bench/DSPBench"),
         .executableTarget(name: "ChorusBench", dependencies: ["Kokoro", "Piper", "Speech", "OnnxRuntime"]),
 
         .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),

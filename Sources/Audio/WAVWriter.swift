@@ -86,10 +86,9 @@ public enum WAVWriter {
         }
         do {
             try data.write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
+            // rename(2) replaces an existing file atomically; FileManager.replaceItemAt fails on Linux.
+            guard rename(temporary.path, url.path) == 0 else {
+                throw AudioFileError.writeFailed(path: url.path, reason: String(cString: strerror(errno)))
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -14,6 +14,7 @@ struct Chorus: AsyncParsableCommand {
         subcommands: [
             SpeakCommand.self,
             VoicesCommand.self,
+            FeaturesCommand.self,
         ]
     )
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How samples beyond the ends of a signal are made up when frames reach past them.
 public enum PadMode: Sendable, Equatable {
     /// Zeros (`torch.stft(pad_mode="constant")`).
@@ -85,8 +87,16 @@ public struct STFT: Sendable {
         preprocess: ((UnsafeMutableBufferPointer<Float>) -> Void)? = nil,
         _ body: (Int, UnsafePointer<Float>, UnsafePointer<Float>) -> Void
     ) {
-        let frames = frameCount(for: signal.count)
-        guard frames > 0 else { return }
+        forEachFrame(of: signal, in: 0..<frameCount(for: signal.count), preprocess: preprocess, body)
+    }
+
+    /// `forEachFrame` over the frames in `range` only.
+    func forEachFrame(
+        of signal: [Float], in range: Range<Int>,
+        preprocess: ((UnsafeMutableBufferPointer<Float>) -> Void)? = nil,
+        _ body: (Int, UnsafePointer<Float>, UnsafePointer<Float>) -> Void
+    ) {
+        guard !range.isEmpty else { return }
         let length = window.count
         var workspace = fft.makeWorkspace()
         var frame = [Float](repeating: 0, count: fftSize)
@@ -97,7 +107,7 @@ public struct STFT: Sendable {
                 frame.withUnsafeMutableBufferPointer { frame in
                     re.withUnsafeMutableBufferPointer { re in
                         im.withUnsafeMutableBufferPointer { im in
-                            for index in 0..<frames {
+                            for index in range {
                                 let start = index * hopLength - padLeft
                                 if start >= 0 && start + length <= input.count {
                                     frame.baseAddress!.update(from: input.baseAddress! + start, count: length)
@@ -125,12 +135,26 @@ public struct STFT: Sendable {
     public func powerSpectrogram(
         _ signal: [Float], preprocess: ((UnsafeMutableBufferPointer<Float>) -> Void)? = nil
     ) -> Matrix {
-        var out = Matrix(rows: frameCount(for: signal.count), columns: binCount)
+        let frames = frameCount(for: signal.count)
+        var out = Matrix(rows: frames, columns: binCount)
         let bins = binCount
+        // Frames are independent: blocks of them run on all cores, each writing its own rows.
+        let blocks = preprocess == nil ? min(ProcessInfo.processInfo.activeProcessorCount, max(1, frames / 64)) : 1
         out.values.withUnsafeMutableBufferPointer { values in
-            forEachFrame(of: signal, preprocess: preprocess) { frame, re, im in
-                let row = values.baseAddress! + frame * bins
-                for bin in 0..<bins { row[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+            nonisolated(unsafe) let base = values.baseAddress!
+            guard blocks > 1 else {
+                forEachFrame(of: signal, in: 0..<frames, preprocess: preprocess) { frame, re, im in
+                    let row = base + frame * bins
+                    for bin in 0..<bins { row[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+                }
+                return
+            }
+            DispatchQueue.concurrentPerform(iterations: blocks) { block in
+                let range = (block * frames / blocks)..<((block + 1) * frames / blocks)
+                forEachFrame(of: signal, in: range) { frame, re, im in
+                    let row = base + frame * bins
+                    for bin in 0..<bins { row[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+                }
             }
         }
         return out

@@ -169,6 +169,8 @@ struct WAVBytes {
     @Test func readMonoAveragesChannels() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-mono-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: url) }
+        try WAVWriter.write([1, 1], sampleRate: 8000, channels: 2, format: .float32, to: url)
+        // Writing again replaces the file.
         try WAVWriter.write([0.5, 0, 0.25, 0.25], sampleRate: 44_100, channels: 2, format: .float32, to: url)
         let (samples, rate) = try WAVFile.readMono(contentsOf: url)
         #expect(samples == [0.25, 0.25])

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Audio
+import DSP
+import Foundation
+
+extension FeatureKind: ExpressibleByArgument {}
+
+/// `chorus features`: a model's input features of a WAV file, written as .npy.
+struct FeaturesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "features",
+        abstract: "Compute a model's input features of a WAV file and write them as .npy (frames x features).",
+        discussion: "Any input rate works: the audio is mixed to mono and resampled to the extractor's rate. "
+            + "Kinds: " + FeatureKind.allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: "; ") + "."
+    )
+
+    @Option(help: "The feature kind: \(FeatureKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var kind: FeatureKind?
+
+    @Flag(help: "List the feature kinds and exit.")
+    var list = false
+
+    @Argument(help: "The input WAV file.")
+    var input: String?
+
+    @Option(name: .shortAndLong, help: "Where to write the .npy file.")
+    var output: String?
+
+    func run() throws {
+        if list || kind == nil {
+            for kind in FeatureKind.allCases {
+                print("\(kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))\(kind.summary)")
+            }
+            if list { return }
+            throw ValidationError("Choose a kind with --kind (listed above).")
+        }
+        guard let kind, let input else { throw ValidationError("Give the input WAV file.") }
+        guard let output else { throw ValidationError("Give the output file with -o OUT.npy.") }
+        let extractor = kind.extractor
+        let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: input))
+        let audio = try Resampler.resample(samples, from: rate, to: extractor.sampleRate)
+        let features = extractor(audio)
+        try NPYFile(shape: [features.rows, features.columns], values: features.values)
+            .write(to: URL(fileURLWithPath: output))
+        let note = rate == extractor.sampleRate ? "" : " (resampled from \(rate) Hz)"
+        FileHandle.standardError.write(Data(
+            "\(kind.rawValue): \(features.rows) frames x \(features.columns) features at \(extractor.sampleRate) Hz\(note) -> \(output)\n".utf8))
+    }
+}
