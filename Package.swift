@@ -80,7 +80,7 @@ package.products += [
 package.targets += [
     .target(name: "VAD", dependencies: ["OnnxRuntime", "Speech"]),
     .target(name: "SpeechRecognition", dependencies: ["VAD", "OnnxRuntime", "DSP", "Text", "Audio", "Speech"]),
-    .testTarget(name: "VADTests", dependencies: ["VAD", "Speech"], resources: [.copy("Resources")]),
+    .testTarget(name: "VADTests", dependencies: ["VAD", "Speech", "Audio"], resources: [.copy("Resources")]),
     .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "VAD"],
                 resources: [.copy("Resources")]),
 ]
