@@ -81,7 +81,7 @@ package.targets += [
     .target(name: "VAD", dependencies: ["OnnxRuntime", "Speech"]),
     .target(name: "SpeechRecognition", dependencies: ["VAD", "OnnxRuntime", "DSP", "Text", "Audio", "Speech"]),
     .testTarget(name: "VADTests", dependencies: ["VAD", "Speech", "Audio"], resources: [.copy("Resources")]),
-    .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "VAD"],
+    .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "VAD", "Audio", "DSP", "OnnxRuntime"],
                 resources: [.copy("Resources")]),
 ]
 package.targets.first { $0.name == "ChorusCLI" }!.dependencies += ["VAD", "SpeechRecognition"]
