@@ -78,3 +78,29 @@ import VAD
         #expect(VADError.modelMissing(path: "/x").description.contains("scripts/setup.sh"))
     }
 }
+
+@Suite struct StreamingVADTests {
+    @Test(.enabled(if: SileroVADTests.modelInstalled))
+    func liveEventsFindTheSameSpeechAsTheWholeBuffer() throws {
+        let clip = try SpeechPausesClip(sampleRate: 16000)
+        var stream = try StreamingVAD(vad: SileroVAD())
+        var events: [StreamingVAD.Event] = []
+        // Pieces that do not line up with windows, as a microphone delivers them.
+        for start in stride(from: 0, to: clip.audio.count, by: 1000) {
+            events += try stream.process(Array(clip.audio[start..<min(start + 1000, clip.audio.count)]))
+        }
+        var offline = try SileroVAD()
+        let segments = try offline.speechSegments(in: clip.audio)
+        let expected = segments.flatMap { [StreamingVAD.Event.speechStarted(at: $0.start), .speechEnded(at: $0.end)] }
+        #expect(events.count == expected.count, "\(events)")
+        for (event, wanted) in zip(events, expected) {
+            switch (event, wanted) {
+            case (.speechStarted(let live), .speechStarted(let whole)), (.speechEnded(let live), .speechEnded(let whole)):
+                // Live ends are reported one window earlier than the padded offline ends: upstream's VADIterator does the same.
+                #expect(abs(live - whole) <= 512, "\(event) vs \(wanted)")
+            default:
+                Issue.record("\(event) vs \(wanted)")
+            }
+        }
+    }
+}

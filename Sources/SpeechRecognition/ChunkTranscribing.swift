@@ -1,0 +1,10 @@
+/// Turns one piece of audio that fits a single model call into text: the stage that chunked
+/// and live transcription drive, and that tests replace.
+public protocol ChunkTranscribing: Sendable {
+    /// The rate chunks must be at.
+    var sampleRate: Int { get }
+    /// The longest chunk one call takes, in samples; `nil` when any length fits.
+    var maximumChunkSamples: Int? { get }
+    /// The text spoken in `samples`.
+    func transcribe(chunk samples: [Float]) async throws -> String
+}

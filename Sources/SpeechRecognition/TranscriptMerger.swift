@@ -1,0 +1,65 @@
+import Foundation
+
+/// Joins the transcripts of overlapping audio chunks into one, word by word.
+///
+/// The words both chunks heard appear at the end of the text so far and at the start of the new
+/// text; the longest such run is kept once. Words at a chunk's cut edges are often misheard (a word
+/// cut in half), so up to `edgeSlack` words at the end of the old text and the start of the new one
+/// may be skipped to find the run, but then the run must be at least `minimumSlackOverlap` words
+/// long, so a lone common word such as "the" cannot splice two texts in the wrong place.
+public struct TranscriptMerger: Sendable, Equatable {
+    /// Words at each cut edge that may be dropped to find the common run.
+    public var edgeSlack: Int
+    /// The shortest common run accepted when edge words are dropped.
+    public var minimumSlackOverlap: Int
+
+    public init(edgeSlack: Int = 2, minimumSlackOverlap: Int = 2) {
+        self.edgeSlack = edgeSlack
+        self.minimumSlackOverlap = minimumSlackOverlap
+    }
+
+    /// `existing` followed by `new`, with the words they share written once.
+    public func merge(_ existing: String, _ new: String) -> String {
+        let old = existing.split(whereSeparator: \.isWhitespace).map(String.init)
+        let next = new.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard !old.isEmpty else { return next.joined(separator: " ") }
+        guard !next.isEmpty else { return old.joined(separator: " ") }
+        let oldKeys = old.map(Self.key)
+        let nextKeys = next.map(Self.key)
+
+        // Exact suffix = prefix first, longest first: the seed's rule, and the common case.
+        for length in stride(from: min(old.count, next.count), through: 1, by: -1)
+        where oldKeys.suffix(length).elementsEqual(nextKeys.prefix(length)) {
+            return (old + next.dropFirst(length)).joined(separator: " ")
+        }
+        // Then allow misheard edge words: old[..<oldEnd] ends with the run, next[nextStart...] starts with it.
+        var best: (oldEnd: Int, nextStart: Int, length: Int)?
+        for dropped in 0...min(edgeSlack, old.count - 1) {
+            let oldEnd = old.count - dropped
+            for skipped in 0...min(edgeSlack, next.count - 1) where dropped + skipped > 0 {
+                let length = Self.commonRun(oldKeys[..<oldEnd], nextKeys[skipped...])
+                if length >= minimumSlackOverlap, length > best?.length ?? 0 {
+                    best = (oldEnd, skipped, length)
+                }
+            }
+        }
+        if let best {
+            return (old[..<best.oldEnd] + next[(best.nextStart + best.length)...]).joined(separator: " ")
+        }
+        return (old + next).joined(separator: " ")
+    }
+
+    /// The longest k such that the last k of `old` equal the first k of `next`.
+    private static func commonRun(_ old: ArraySlice<String>, _ next: ArraySlice<String>) -> Int {
+        for length in stride(from: min(old.count, next.count), through: 1, by: -1)
+        where old.suffix(length).elementsEqual(next.prefix(length)) {
+            return length
+        }
+        return 0
+    }
+
+    /// Words compare without case and surrounding punctuation: chunk edges change both.
+    private static func key(_ word: String) -> String {
+        word.lowercased().trimmingCharacters(in: .punctuationCharacters)
+    }
+}
