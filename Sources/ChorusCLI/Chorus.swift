@@ -15,6 +15,7 @@ struct Chorus: AsyncParsableCommand {
             SpeakCommand.self,
             VoicesCommand.self,
             FeaturesCommand.self,
+            VADCommand.self,
         ]
     )
 }

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Audio
+import Foundation
+import VAD
+
+/// `chorus vad`: where the speech is in a WAV file, by the Silero voice activity detector.
+struct VADCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vad",
+        abstract: "Find the speech in a WAV file (Silero VAD).",
+        discussion: """
+            Prints one segment per line as START-END in seconds, or with --json an array of \
+            {"start": seconds, "end": seconds}. Audio at rates other than 16 or 8 kHz is resampled to 16 kHz.
+
+            Examples:
+              chorus vad talk.wav
+              chorus vad talk.wav --json --min-silence-ms 300
+            """
+    )
+
+    @Argument(help: "The WAV file to analyse.")
+    var file: String
+
+    @Flag(help: "Print the segments as JSON.")
+    var json = false
+
+    @Option(help: "Speech probability at or above which a window is speech.")
+    var threshold: Double = 0.5
+
+    @Option(help: "Speech shorter than this many milliseconds is dropped.")
+    var minSpeechMs: Int = 250
+
+    @Option(help: "Silence shorter than this many milliseconds does not end a segment.")
+    var minSilenceMs: Int = 100
+
+    @Option(help: "Milliseconds added before and after each segment.")
+    var padMs: Int = 30
+
+    @Option(help: "A silero_vad.onnx to use instead of the installed one.")
+    var model: String?
+
+    func run() async throws {
+        let segmenter = SpeechSegmenter(threshold: threshold, minSpeechMilliseconds: minSpeechMs,
+                                        minSilenceMilliseconds: minSilenceMs, speechPadMilliseconds: padMs)
+        do {
+            try segmenter.validate()
+        } catch {
+            throw ValidationError(String(describing: error))
+        }
+        let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file))
+        let vadRate = rate == 8000 ? 8000 : 16000
+        let audio = rate == vadRate ? samples : try Resampler.resample(samples, from: rate, to: vadRate)
+        var vad = try SileroVAD(modelPath: model, sampleRate: vadRate)
+        let started = Date()
+        let segments = try vad.speechSegments(in: audio, segmenter: segmenter)
+        let elapsed = Date().timeIntervalSince(started)
+        print(json ? Self.json(segments) : segments.map(Self.line).joined(separator: "\n"))
+        let seconds = Double(audio.count) / Double(vadRate)
+        FileHandle.standardError.write(Data(String(
+            format: "%d segments in %.2f s of audio, analysed in %.3f s (%.0fx real time)\n",
+            segments.count, seconds, elapsed, seconds / max(elapsed, 1e-9)).utf8))
+    }
+
+    static func line(_ segment: SpeechSegment) -> String {
+        String(format: "%.3f-%.3f", segment.startTime, segment.endTime)
+    }
+
+    static func json(_ segments: [SpeechSegment]) -> String {
+        let items = segments.map { String(format: "{\"start\": %.3f, \"end\": %.3f}", $0.startTime, $0.endTime) }
+        return "[" + items.joined(separator: ", ") + "]"
+    }
+}
