@@ -56,6 +56,7 @@ let package = Package(
         ),
 
         .executableTarget(name: "DSPBench", dependencies: ["Audio", "DSP"], path: "bench/DSPBench"),
+        .executableTarget(name: "TextBench", dependencies: ["Text"], path: "bench/TextBench"),
         .executableTarget(name: "ChorusBench", dependencies: ["Kokoro", "Piper", "Speech", "OnnxRuntime"]),
 
         .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),
