@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""A reference CosyVoice 3 pipeline in numpy + onnxruntime, written from upstream FunAudioLLM/CosyVoice
+(cosyvoice/llm/llm.py CosyVoice3LM, cosyvoice/utils/common.py ras_sampling, cosyvoice/flow/flow.py
+CausalMaskedDiffWithDiT, cosyvoice/flow/flow_matching.py CausalConditionalCFM, cosyvoice/hifigan/
+generator.py CausalHiFTGenerator, cosyvoice/cli/model.py CosyVoice3Model) and run on the community
+export's 12 ONNX files.
+
+Run as a script it synthesises a fixed input with the generated test models and writes the golden
+files the Swift tests compare against (Tests/CosyVoiceTests/Resources/{voice,golden}):
+
+    python3 scripts/testdata/cosyvoice/make_models.py
+    python3 scripts/testdata/cosyvoice/reference.py
+
+Randomness is drawn from `SplitMix64` below, which Chorus implements identically
+(Sources/CosyVoice/SeededRandom.swift), so both sides make the same draws:
+  * uniform(): the top 53 bits of the next 64-bit output, times 2**-53, in [0, 1);
+  * categorical(weights): r = uniform() * sum(weights) (summed in index order, float64), the first
+    index whose running sum exceeds r;
+  * gaussians: Box-Muller on pairs, u1 = 1 - uniform() in (0, 1], u2 = uniform(),
+    z0 = sqrt(-2 ln u1) cos(2 pi u2), z1 = sqrt(-2 ln u1) sin(2 pi u2), in that order.
+Upstream draws the flow noise once ([1, 80, 15000] from a fixed seed) and slices it to the
+utterance length; the reference does the same with SplitMix64(noise_seed).
+"""
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESOURCES = os.path.join(HERE, "..", "..", "..", "Tests", "CosyVoiceTests", "Resources")
+
+SPEECH_TOKENS = 6561
+SOS, EOS, TASK = 6561, 6562, 6563
+STOP_IDS = range(6561, 6761)
+SILENT_TOKENS = {1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 2323}
+MAX_SILENT_RUN = 5
+MASK64 = (1 << 64) - 1
+NOISE_FRAMES = 50 * 300       # upstream CausalConditionalCFM.rand_noise is [1, 80, 50 * 300]
+N_FFT, HOP = 16, 4
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def uniform(self):
+        return (self.next() >> 11) * (1.0 / (1 << 53))
+
+    def categorical(self, weights):
+        total = 0.0
+        for w in weights:
+            total += w
+        r = self.uniform() * total
+        running = 0.0
+        for i, w in enumerate(weights):
+            running += w
+            if r < running:
+                return i
+        return len(weights) - 1
+
+    def gaussians(self, count):
+        out = np.empty(count, np.float64)
+        i = 0
+        while i < count:
+            u1 = 1.0 - self.uniform()
+            u2 = self.uniform()
+            radius = math.sqrt(-2.0 * math.log(u1))
+            out[i] = radius * math.cos(2.0 * math.pi * u2)
+            if i + 1 < count:
+                out[i + 1] = radius * math.sin(2.0 * math.pi * u2)
+            i += 2
+        return out
+
+
+class Models:
+    def __init__(self, folder):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+
+        def load(name):
+            return ort.InferenceSession(os.path.join(folder, name + ".onnx"), options, providers=["CPUExecutionProvider"])
+        self.text_embedding = load("text_embedding_fp32")
+        self.speech_embedding = load("llm_speech_embedding_fp16")
+        self.backbone_initial = load("llm_backbone_initial_fp16")
+        self.backbone_decode = load("llm_backbone_decode_fp16")
+        self.llm_decoder = load("llm_decoder_fp16")
+        self.flow_token_embedding = load("flow_token_embedding_fp16")
+        self.flow_pre_lookahead = load("flow_pre_lookahead_fp16")
+        self.flow_speaker_projection = load("flow_speaker_projection_fp16")
+        self.estimator = load("flow.decoder.estimator.fp16")
+        self.f0_predictor = load("hift_f0_predictor_fp32")
+        self.source_generator = load("hift_source_generator_fp32")
+        self.hift_decoder = load("hift_decoder_fp32")
+
+
+# ---- stage 1: LLM ---------------------------------------------------------------------------
+
+def softmax(logits):
+    """float64 softmax in index order, as Chorus computes it (upstream softmaxes log_softmax(logits), the same distribution)."""
+    values = [float(x) for x in logits]
+    top = max(values)
+    exps = [math.exp(x - top) for x in values]
+    total = 0.0
+    for e in exps:
+        total += e
+    return [e / total for e in exps]
+
+
+def nucleus(probs, rng, top_p=0.8, top_k=25):
+    """upstream nucleus_sampling: sort descending (stable), keep while cum < top_p and count < top_k, draw."""
+    order = sorted(range(len(probs)), key=lambda i: -probs[i])
+    kept, cum = [], 0.0
+    for i in order:
+        if cum < top_p and len(kept) < top_k:
+            cum += probs[i]
+            kept.append(i)
+        else:
+            break
+    return kept[rng.categorical([probs[i] for i in kept])]
+
+
+def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
+    """upstream ras_sampling: nucleus draw; if it repeats >= win_size * tau_r times in the last win_size tokens, draw from all."""
+    top = nucleus(probs, rng)
+    repeats = sum(1 for t in decoded[-win_size:] if t == top)
+    if repeats >= win_size * tau_r:
+        top = rng.categorical(probs)
+    return top
+
+
+def sample(probs, decoded, rng, ignore_eos, max_trials=100):
+    """upstream sampling_ids: before min_len every stop id (>= 6561) is rejected and drawn again."""
+    trials = 0
+    while True:
+        top = ras(probs, decoded, rng)
+        if not ignore_eos or top < SPEECH_TOKENS:
+            return top
+        trials += 1
+        if trials > max_trials:
+            raise RuntimeError("sampling kept drawing stop ids before min_len")
+
+
+def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng):
+    def embed_speech(tokens):
+        return models.speech_embedding.run(None, {"token": np.array([tokens], np.int64)})[0]
+
+    text = models.text_embedding.run(None, {"input_ids": np.array([prompt_text_ids + text_ids], np.int64)})[0]
+    parts = [embed_speech([SOS]), text, embed_speech([TASK])]
+    if prompt_speech_tokens:
+        parts.append(embed_speech(prompt_speech_tokens))
+    lm_input = np.concatenate(parts, axis=1).astype(np.float32)
+    min_len = int(len(text_ids) * 2)
+    max_len = int(len(text_ids) * 20)
+
+    length = lm_input.shape[1]
+    hidden, cache = models.backbone_initial.run(None, {
+        "inputs_embeds": lm_input, "attention_mask": np.ones((1, length), np.float32)})
+    hidden = hidden[:, -1:, :]
+    out = []
+    for i in range(max_len):
+        logits = models.llm_decoder.run(None, {"hidden_state": hidden})[0][0]
+        top = sample(softmax(logits), out, rng, ignore_eos=i < min_len)
+        if top in STOP_IDS:
+            break
+        out.append(top)
+        length += 1
+        hidden, cache = models.backbone_decode.run(None, {
+            "inputs_embeds": embed_speech([top]), "attention_mask": np.ones((1, length), np.float32),
+            "past_key_values": cache})
+    return out
+
+
+def drop_long_silences(tokens):
+    """upstream CosyVoice3Model.llm_job: after 5 silent tokens in a row, further silent ones are dropped."""
+    kept, run = [], 0
+    for t in tokens:
+        if t in SILENT_TOKENS:
+            run += 1
+            if run > MAX_SILENT_RUN:
+                continue
+        else:
+            run = 0
+        kept.append(t)
+    return kept
+
+
+# ---- stage 2: flow matching ------------------------------------------------------------------
+
+def cosine_schedule(steps=10):
+    return [np.float32(1.0 - math.cos(i / steps * math.pi / 2)) for i in range(steps + 1)]
+
+
+def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise, cfg_rate=0.7, steps=10):
+    """prompt_mel [frames, 80], aligned to 2 x prompt tokens; returns the generated mel [80, 2 * len(tokens)]."""
+    all_tokens = np.array([prompt_tokens + tokens], np.int64)
+    embedded = models.flow_token_embedding.run(None, {"token": all_tokens})[0]
+    h = models.flow_pre_lookahead.run(None, {"token_embedded": embedded})[0]       # [1, 2T, 80]
+    mel_len1 = prompt_mel.shape[0]
+    total = h.shape[1]
+    mu = np.ascontiguousarray(h[0].T)                                               # [80, 2T]
+
+    e = embedding.astype(np.float32)
+    norm = max(float(np.sqrt(np.sum(e.astype(np.float64) ** 2))), 1e-12)
+    spks = models.flow_speaker_projection.run(None, {"embedding": (e / np.float32(norm))[None, :]})[0][0]
+
+    cond = np.zeros((80, total), np.float32)
+    cond[:, :mel_len1] = prompt_mel.T
+    x = np.ascontiguousarray(noise[:, :total]).astype(np.float32)
+    t_span = cosine_schedule(steps)
+    t, dt = t_span[0], np.float32(t_span[1] - t_span[0])
+    zeros = np.zeros_like(mu)
+    for step in range(1, steps + 1):
+        v = models.estimator.run(None, {
+            "x": np.stack([x, x]), "mask": np.ones((2, 1, total), np.float32),
+            "mu": np.stack([mu, zeros]), "t": np.array([t, t], np.float32),
+            "spks": np.stack([spks, np.zeros_like(spks)]), "cond": np.stack([cond, zeros])})[0]
+        guided = np.float32(1.0 + cfg_rate) * v[0] - np.float32(cfg_rate) * v[1]
+        x = (x + dt * guided).astype(np.float32)
+        t = np.float32(t + dt)
+        if step < steps:
+            dt = np.float32(t_span[step + 1] - t)
+    return x[:, mel_len1:]
+
+
+# ---- stage 3: HiFT vocoder -------------------------------------------------------------------
+
+def hann(n):
+    return np.array([0.5 - 0.5 * math.cos(2 * math.pi * i / n) for i in range(n)], np.float64)
+
+
+def stft(signal):
+    """n_fft 16, hop 4, periodic Hann, center with reflect padding -> [18, frames] (9 real, 9 imaginary)."""
+    padded = np.pad(signal.astype(np.float64), (N_FFT // 2, N_FFT // 2), mode="reflect")
+    frames = 1 + (len(padded) - N_FFT) // HOP
+    window = hann(N_FFT)
+    k = np.arange(N_FFT // 2 + 1)[:, None]
+    n = np.arange(N_FFT)[None, :]
+    cos, sin = np.cos(2 * np.pi * k * n / N_FFT), np.sin(2 * np.pi * k * n / N_FFT)
+    out = np.empty((18, frames), np.float64)
+    for f in range(frames):
+        chunk = padded[f * HOP: f * HOP + N_FFT] * window
+        out[:9, f] = cos @ chunk
+        out[9:, f] = -(sin @ chunk)
+    return out
+
+
+def istft(magnitude, phase):
+    """torch.istft(n_fft 16, hop 4, periodic Hann, center=True): inverse real DFT per frame, windowed
+    overlap-add, divided by the summed squared window, n_fft/2 trimmed at both ends."""
+    magnitude = np.minimum(magnitude.astype(np.float64), 100.0)
+    real, imag = magnitude * np.cos(phase), magnitude * np.sin(phase)
+    frames = magnitude.shape[1]
+    window = hann(N_FFT)
+    length = N_FFT + HOP * (frames - 1)
+    out = np.zeros(length, np.float64)
+    envelope = np.zeros(length, np.float64)
+    n = np.arange(N_FFT)
+    for f in range(frames):
+        frame = real[0, f] + real[8, f] * np.cos(np.pi * n)
+        for k in range(1, 8):
+            angle = 2 * np.pi * k * n / N_FFT
+            frame = frame + 2 * (real[k, f] * np.cos(angle) - imag[k, f] * np.sin(angle))
+        frame /= N_FFT
+        out[f * HOP: f * HOP + N_FFT] += frame * window
+        envelope[f * HOP: f * HOP + N_FFT] += window * window
+    out, envelope = out[N_FFT // 2: length - N_FFT // 2], envelope[N_FFT // 2: length - N_FFT // 2]
+    return out / np.where(envelope > 1e-11, envelope, 1.0)
+
+
+def vocode(models, mel):
+    """mel [80, M] -> audio [480 M], clipped to +-0.99."""
+    mel = mel[None].astype(np.float32)
+    f0 = models.f0_predictor.run(None, {"mel": mel})[0]                                # [1, M]
+    source = models.source_generator.run(None, {"f0": f0[:, None, :]})[0]              # [1, 1, 480 M]
+    source_stft = stft(source[0, 0]).astype(np.float32)[None]
+    magnitude, phase = models.hift_decoder.run(None, {"mel": mel, "source_stft": source_stft})
+    audio = istft(magnitude[0], phase[0])
+    return np.clip(audio, -0.99, 0.99).astype(np.float32)
+
+
+# ---- whole pipeline --------------------------------------------------------------------------
+
+def align_prompt(prompt_tokens, prompt_mel):
+    """upstream frontend: token_len = min(mel frames / 2, tokens); both truncated to agree."""
+    count = min(prompt_mel.shape[0] // 2, len(prompt_tokens))
+    return prompt_tokens[:count], prompt_mel[:2 * count]
+
+
+def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed):
+    prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
+    raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed))
+    tokens = drop_long_silences(raw)
+    noise = SplitMix64(noise_seed).gaussians(80 * NOISE_FRAMES).astype(np.float32).reshape(80, NOISE_FRAMES)
+    mel = flow_mel(models, tokens, prompt_tokens, prompt_mel, voice["embedding"], noise)
+    audio = vocode(models, mel)
+    return raw, tokens, mel, audio
+
+
+# ---- golden files ----------------------------------------------------------------------------
+
+def write_voice(folder, voice):
+    """The seed app's voice folder: speaker_embedding.bin, prompt_tokens.bin, prompt_mel.bin, prompt_text.txt."""
+    os.makedirs(folder, exist_ok=True)
+    voice["embedding"].astype("<f4").tofile(os.path.join(folder, "speaker_embedding.bin"))
+    np.array(voice["tokens"], "<i8").tofile(os.path.join(folder, "prompt_tokens.bin"))
+    with open(os.path.join(folder, "prompt_mel.bin"), "wb") as f:
+        f.write(struct.pack("<i", voice["mel"].shape[0]))
+        f.write(voice["mel"].astype("<f4").tobytes())
+    with open(os.path.join(folder, "prompt_text.txt"), "w", encoding="utf-8") as f:
+        f.write(voice["text"])
+
+
+def test_voice():
+    rng = np.random.default_rng(7)
+    # 41 mel frames for 20 tokens: the odd frame is cut when the prompt is aligned.
+    return {
+        "embedding": (rng.standard_normal(192) * 3).astype(np.float32),
+        "tokens": [int(t) for t in rng.integers(0, SPEECH_TOKENS, 20)],
+        "mel": (rng.standard_normal((41, 80)) * 1.5 - 5).astype(np.float32),
+        "text": "希望你以后能够做的比我还好呦。",
+    }
+
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else RESOURCES
+    models = Models(os.path.join(out, "model"))
+    voice = test_voice()
+    write_voice(os.path.join(out, "voice"), voice)
+    # "You are a helpful assistant.<|endofprompt|>希望你以后能够做的比我还好呦。" as upstream's tokenizer
+    # encodes it (cosyvoice3.md), then a target of eight ids.
+    prompt_text_ids = [2610, 525, 264, 10950, 17847, 13, 151646, 99880, 56568, 103934, 100006, 100854, 56006,
+                       107228, 52801, 119024, 1773]
+    text_ids = [108386, 3837, 99489, 100678, 104811, 102513, 104130, 1773]
+    case = {"promptTextTokens": prompt_text_ids, "textTokens": text_ids, "samplingSeed": 1234, "noiseSeed": 0}
+    raw, tokens, mel, audio = synthesize(models, prompt_text_ids, text_ids, voice, case["samplingSeed"], case["noiseSeed"])
+    golden = os.path.join(out, "golden")
+    os.makedirs(golden, exist_ok=True)
+    case.update({"sampledTokens": raw, "tokens": tokens, "melShape": list(mel.shape), "audioSamples": len(audio)})
+    with open(os.path.join(golden, "case.json"), "w") as f:
+        json.dump(case, f, indent=1)
+        f.write("\n")
+    mel.astype("<f4").tofile(os.path.join(golden, "mel.f32"))
+    audio.astype("<f4").tofile(os.path.join(golden, "audio.f32"))
+    silent = sum(1 for t in raw if t in SILENT_TOKENS)
+    print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
+          f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}")
