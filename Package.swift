@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Kokoro", targets: ["Kokoro"]),
         .library(name: "Piper", targets: ["Piper"]),
         .library(name: "Streaming", targets: ["Streaming"]),
+        .library(name: "CosyVoice", targets: ["CosyVoice"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
         .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
@@ -49,6 +50,9 @@ let package = Package(
         ),
         .target(name: "Piper", dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text"]),
         .target(name: "Streaming", dependencies: ["Speech", "Audio"]),
+        .target(name: "CosyVoice", dependencies: ["Speech", "OnnxRuntime"]),
+        .testTarget(name: "CosyVoiceTests", dependencies: ["CosyVoice", "Speech", "OnnxRuntime"],
+                    resources: [.copy("Resources")]),
         .executableTarget(
             name: "ChorusCLI",
             dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime",

@@ -19,7 +19,8 @@ Randomness is drawn from `SplitMix64` below, which Chorus implements identically
   * gaussians: Box-Muller on pairs, u1 = 1 - uniform() in (0, 1], u2 = uniform(),
     z0 = sqrt(-2 ln u1) cos(2 pi u2), z1 = sqrt(-2 ln u1) sin(2 pi u2), in that order.
 Upstream draws the flow noise once ([1, 80, 15000] from a fixed seed) and slices it to the
-utterance length; the reference does the same with SplitMix64(noise_seed).
+utterance length, so frame n always starts from the same noise; here the noise is drawn frame by
+frame (80 values each) from SplitMix64(noise_seed), which keeps that property and draws only what is used.
 """
 import json
 import math
@@ -39,7 +40,6 @@ STOP_IDS = range(6561, 6761)
 SILENT_TOKENS = {1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 2323}
 MAX_SILENT_RUN = 5
 MASK64 = (1 << 64) - 1
-NOISE_FRAMES = 50 * 300       # upstream CausalConditionalCFM.rand_noise is [1, 80, 50 * 300]
 N_FFT, HOP = 16, 4
 
 
@@ -201,7 +201,12 @@ def cosine_schedule(steps=10):
     return [np.float32(1.0 - math.cos(i / steps * math.pi / 2)) for i in range(steps + 1)]
 
 
-def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise, cfg_rate=0.7, steps=10):
+def flow_noise(seed, frames):
+    """[80, frames]: frame by frame, 80 gaussians each."""
+    return SplitMix64(seed).gaussians(80 * frames).astype(np.float32).reshape(frames, 80).T
+
+
+def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, cfg_rate=0.7, steps=10):
     """prompt_mel [frames, 80], aligned to 2 x prompt tokens; returns the generated mel [80, 2 * len(tokens)]."""
     all_tokens = np.array([prompt_tokens + tokens], np.int64)
     embedded = models.flow_token_embedding.run(None, {"token": all_tokens})[0]
@@ -216,7 +221,7 @@ def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise, cfg_ra
 
     cond = np.zeros((80, total), np.float32)
     cond[:, :mel_len1] = prompt_mel.T
-    x = np.ascontiguousarray(noise[:, :total]).astype(np.float32)
+    x = np.ascontiguousarray(flow_noise(noise_seed, total))
     t_span = cosine_schedule(steps)
     t, dt = t_span[0], np.float32(t_span[1] - t_span[0])
     zeros = np.zeros_like(mu)
@@ -301,8 +306,7 @@ def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_se
     prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
     raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed))
     tokens = drop_long_silences(raw)
-    noise = SplitMix64(noise_seed).gaussians(80 * NOISE_FRAMES).astype(np.float32).reshape(80, NOISE_FRAMES)
-    mel = flow_mel(models, tokens, prompt_tokens, prompt_mel, voice["embedding"], noise)
+    mel = flow_mel(models, tokens, prompt_tokens, prompt_mel, voice["embedding"], noise_seed)
     audio = vocode(models, mel)
     return raw, tokens, mel, audio
 

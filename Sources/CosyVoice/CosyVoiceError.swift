@@ -1,0 +1,30 @@
+/// What can go wrong inside the CosyVoice engine, worded for the person who has to fix it.
+public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// A file the model folder needs is absent.
+    case missingModelFile(name: String, folder: String)
+    /// A model's inputs or outputs are not what the community export declares.
+    case unexpectedSignature(file: String, problem: String)
+    /// A voice folder is missing a file or holds one that cannot be read.
+    case invalidVoice(folder: String, problem: String)
+    /// Sampling kept drawing stop ids before the minimum length; the model or its input is broken.
+    case samplingStuck(step: Int, trials: Int)
+    /// A model returned a tensor of an unexpected shape.
+    case unexpectedOutput(model: String, name: String, shape: [Int], expected: String)
+
+    public var description: String {
+        switch self {
+        case .missingModelFile(let name, let folder):
+            return "The CosyVoice model folder \(folder) has no \(name). It needs the 12 ONNX files of the community "
+                + "export (ayousanz/cosy-voice3-onnx) plus vocab.json and merges.txt; copy the missing file there."
+        case .unexpectedSignature(let file, let problem):
+            return "\(file) does not look like the CosyVoice 3 export: \(problem). Re-download that file."
+        case .invalidVoice(let folder, let problem):
+            return "The voice in \(folder) is unusable: \(problem). Rebuild it with `chorus voice add`."
+        case .samplingStuck(let step, let trials):
+            return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
+                + "check that the text and the voice's prompt tokens belong to this model."
+        case .unexpectedOutput(let model, let name, let shape, let expected):
+            return "\(model) returned '\(name)' with shape \(shape), expected \(expected)."
+        }
+    }
+}

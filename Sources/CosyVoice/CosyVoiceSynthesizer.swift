@@ -1,0 +1,135 @@
+import Foundation
+import OnnxRuntime
+import Speech
+
+/// CosyVoice 3 zero-shot voice cloning behind the shared speech protocol: text and a voice folder
+/// in, 24 kHz audio out, through the three stages `LanguageModel`, `FlowMatching` and `Vocoder`.
+public final class CosyVoiceSynthesizer: SpeechSynthesizer {
+    /// What can be tuned per engine instance.
+    public struct Configuration: Sendable {
+        /// How speech tokens are drawn.
+        public var sampling: Sampling
+        /// Seed of the token sampler; each request starts from it, so equal requests give equal audio.
+        public var samplingSeed: UInt64
+        /// Seed of the fixed flow noise.
+        public var noiseSeed: UInt64
+        public var sessionOptions: SessionOptions
+
+        public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
+                    sessionOptions: SessionOptions = SessionOptions()) {
+            self.sampling = sampling
+            self.samplingSeed = samplingSeed
+            self.noiseSeed = noiseSeed
+            self.sessionOptions = sessionOptions
+        }
+    }
+
+    /// Everything one synthesis produced, stage by stage.
+    public struct Result: Sendable {
+        /// Tokens as the LLM drew them.
+        public var sampledTokens: [Int]
+        /// Tokens after the silence filter, as the flow read them.
+        public var tokens: [Int]
+        public var mel: MelSpectrogram
+        public var audio: [Float]
+    }
+
+    public let engineName = "cosyvoice"
+    public let sampleRate = Vocoder.sampleRate
+    public let voices: [Voice]
+
+    /// The LLM stage.
+    public let languageModel: LanguageModel
+    /// The flow-matching stage.
+    public let flow: FlowMatching
+    /// The HiFT stage.
+    public let vocoder: Vocoder
+    /// The text front end.
+    public let frontend: Frontend
+    public let configuration: Configuration
+    private let noise: FlowNoise
+    private let voiceFolders: [String: URL]
+
+    /// Loads the models in `models` and the voices in the sub-folders of `voicesFolder`.
+    public init(models: ModelFolder, voicesFolder: URL, tokenizer: any TextTokenizing,
+                configuration: Configuration = Configuration()) throws {
+        let sessions = try models.loadSessions(options: configuration.sessionOptions)
+        languageModel = LanguageModel(sessions: sessions)
+        flow = FlowMatching(sessions: sessions)
+        vocoder = Vocoder(sessions: sessions)
+        frontend = Frontend(tokenizer: tokenizer)
+        self.configuration = configuration
+        noise = FlowNoise(seed: configuration.noiseSeed)
+        let catalog = try Self.catalog(voicesFolder)
+        voices = catalog.map(\.voice)
+        voiceFolders = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0.folder) })
+    }
+
+    /// Speaks token ids `text` in `voice`, whose transcript's ids (with the instruction) are `promptText`.
+    public func synthesize(promptText: [Int], text: [Int], voice: VoicePrompt, speed: Float = 1) throws -> Result {
+        let prompt = voice.aligned()
+        var random = SeededRandom(seed: configuration.samplingSeed)
+        let sampled = try languageModel.generate(promptText: promptText, text: text, promptSpeech: prompt.speechTokens,
+                                                 sampling: configuration.sampling, random: &random)
+        let tokens = SilenceFilter.filter(sampled)
+        var mel = try flow.mel(tokens: tokens, voice: prompt, noise: noise)
+        if speed != 1 {
+            mel = mel.resampled(to: Int(Float(mel.frames) / speed))
+        }
+        return Result(sampledTokens: sampled, tokens: tokens, mel: mel, audio: try vocoder.audio(for: mel))
+    }
+
+    /// The voice folder `id` names (the default voice when `nil`).
+    public func voicePrompt(_ id: String?) throws -> VoicePrompt {
+        let voice = try self.voice(id)
+        return try VoicePrompt(contentsOf: voiceFolders[voice.id]!)
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                        throw SpeechError.emptyText
+                    }
+                    guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+                    let voice = try voicePrompt(request.voice)
+                    let ids = try frontend.tokens(transcript: voice.text, text: request.text)
+                    let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice, speed: request.speed)
+                    continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: request.text))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Sub-folders of `folder` that hold a voice, sorted by name; an optional `voice.json`
+    /// (`{"language": "yue", "gender": "female", "summary": "..."}`) describes one.
+    static func catalog(_ folder: URL) throws -> [(voice: Voice, folder: URL)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return try names.sorted().compactMap { name in
+            let url = folder.appendingPathComponent(name, isDirectory: true)
+            let complete = VoicePrompt.File.allCases.allSatisfy {
+                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
+            }
+            guard complete else { return nil }
+            var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)
+            if let data = FileManager.default.contents(atPath: url.appendingPathComponent("voice.json").path) {
+                let details = try JSONDecoder().decode(VoiceDetails.self, from: data)
+                voice.language = details.language ?? voice.language
+                voice.gender = details.gender ?? voice.gender
+                voice.summary = details.summary ?? voice.summary
+            }
+            return (voice, url)
+        }
+    }
+
+    private struct VoiceDetails: Decodable {
+        var language: String?
+        var gender: Voice.Gender?
+        var summary: String?
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import OnnxRuntime
+
+/// A mel spectrogram, channel-major: `values[bin * frames + frame]`, 80 bins, 50 frames per second.
+public struct MelSpectrogram: Sendable, Equatable {
+    /// Mel bins per frame.
+    public static let bins = 80
+    public var frames: Int
+    public var values: [Float]
+
+    public init(frames: Int, values: [Float]) {
+        precondition(values.count == frames * Self.bins, "a mel spectrogram holds 80 x frames values")
+        self.frames = frames
+        self.values = values
+    }
+
+    /// Frames `range` of every bin.
+    public func frames(_ range: Range<Int>) -> MelSpectrogram {
+        var out: [Float] = []
+        out.reserveCapacity(range.count * Self.bins)
+        for bin in 0..<Self.bins {
+            out += values[(bin * frames + range.lowerBound)..<(bin * frames + range.upperBound)]
+        }
+        return MelSpectrogram(frames: range.count, values: out)
+    }
+
+    /// Stretched or squeezed in time to `count` frames by linear interpolation, as upstream's
+    /// `F.interpolate(mode="linear")` (align_corners false) does for speed changes.
+    public func resampled(to count: Int) -> MelSpectrogram {
+        guard count != frames, count > 0, frames > 0 else { return self }
+        let scale = Double(frames) / Double(count)
+        var out = [Float](repeating: 0, count: count * Self.bins)
+        for frame in 0..<count {
+            let source = max((Double(frame) + 0.5) * scale - 0.5, 0)
+            let left = min(Int(source), frames - 1)
+            let right = min(left + 1, frames - 1)
+            let weight = Float(source - Double(left))
+            for bin in 0..<Self.bins {
+                let a = values[bin * frames + left], b = values[bin * frames + right]
+                out[bin * count + frame] = a + (b - a) * weight
+            }
+        }
+        return MelSpectrogram(frames: count, values: out)
+    }
+}
+
+/// The flow's initial noise. Like upstream `CausalConditionalCFM.rand_noise` (drawn once, sliced to
+/// each utterance), frame n of every utterance starts from the same values, so a streamed prefix and
+/// the whole utterance agree. The values are drawn frame by frame (80 bins each) from
+/// `SeededRandom(seed:)`, so only the frames asked for are ever drawn.
+public struct FlowNoise: Sendable {
+    /// The seed of the draws.
+    public let seed: UInt64
+
+    public init(seed: UInt64 = 0) {
+        self.seed = seed
+    }
+
+    /// The first `frames` frames, channel-major [80, frames].
+    public func prefix(_ frames: Int) -> [Float] {
+        var random = SeededRandom(seed: seed)
+        let drawn = random.gaussians(MelSpectrogram.bins * frames)
+        var out = [Float](repeating: 0, count: drawn.count)
+        for frame in 0..<frames {
+            for bin in 0..<MelSpectrogram.bins { out[bin * frames + frame] = drawn[frame * MelSpectrogram.bins + bin] }
+        }
+        return out
+    }
+}
+
+/// Stage 2: speech tokens to mel, conditioned on the voice (upstream `CausalMaskedDiffWithDiT.inference`
+/// and `CausalConditionalCFM`).
+///
+/// The prompt's tokens go first; the prompt mel conditions their frames; a 10-step Euler solve on a
+/// cosine time schedule with classifier-free guidance turns noise into mel; the prompt frames are dropped.
+public struct FlowMatching: Sendable {
+    /// Mel frames per speech token.
+    public static let tokenMelRatio = 2
+    /// Euler steps.
+    public static let steps = 10
+    /// Classifier-free guidance weight (upstream `inference_cfg_rate`).
+    public static let guidanceRate = 0.7
+
+    let tokenEmbedding: InferenceSession
+    let preLookahead: InferenceSession
+    let speakerProjection: InferenceSession
+    let estimator: InferenceSession
+
+    /// The stage over the four flow sessions of `sessions`.
+    public init(sessions: ModelFolder.Sessions) {
+        tokenEmbedding = sessions[.flowTokenEmbedding]
+        preLookahead = sessions[.flowPreLookahead]
+        speakerProjection = sessions[.flowSpeakerProjection]
+        estimator = sessions[.flowEstimator]
+    }
+
+    /// Upstream's time points: t_i = 1 - cos(i / steps x pi / 2), i = 0...steps.
+    ///
+    /// Computed in double and rounded once; upstream rounds `linspace` to float32 first, which can
+    /// differ in the last bit. (The seed app's linear dt = 0.1 is not upstream.)
+    public static func cosineSchedule(steps: Int = steps) -> [Float] {
+        (0...steps).map { Float(1 - cos(Double($0) / Double(steps) * Double.pi / 2)) }
+    }
+
+    /// Classifier-free guidance: (1 + rate) x conditional - rate x unconditional, element by element.
+    ///
+    /// Both weights are rounded to float32 from double, as torch does with the Python scalars upstream.
+    public static func guided(conditional: ArraySlice<Float>, unconditional: ArraySlice<Float>,
+                              rate: Double = guidanceRate) -> [Float] {
+        let kept = Float(1 + rate), removed = Float(rate)
+        return zip(conditional, unconditional).map { kept * $0 - removed * $1 }
+    }
+
+    /// The mel for `tokens` spoken by `voice` (already aligned: prompt mel frames = 2 x prompt tokens),
+    /// without the prompt's frames.
+    public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise) throws -> MelSpectrogram {
+        let bins = MelSpectrogram.bins
+        let allTokens = (voice.speechTokens + tokens).map(Int64.init)
+        let embedded = try tokenEmbedding.output("embedded", of: ["token": Tensor(allTokens, shape: [1, allTokens.count])])
+        let h = try preLookahead.output("h", of: ["token_embedded": embedded])
+        let frames = allTokens.count * Self.tokenMelRatio
+        guard h.shape == [1, frames, bins] else {
+            throw CosyVoiceError.unexpectedOutput(model: preLookahead.modelPath, name: "h", shape: h.shape,
+                                                  expected: "[1, \(frames), \(bins)]")
+        }
+        let promptFrames = voice.melFrames
+        let mu = transpose(try h.floats(), rows: frames, columns: bins)
+
+        let speaker = try speakerProjection.output("projected", of: [
+            "embedding": speakerProjection.floatTensor(Self.normalized(voice.speakerEmbedding),
+                                                       shape: [1, voice.speakerEmbedding.count], for: "embedding"),
+        ]).floats()
+
+        var cond = [Float](repeating: 0, count: bins * frames)
+        for frame in 0..<promptFrames {
+            for bin in 0..<bins { cond[bin * frames + frame] = voice.mel[frame * bins + bin] }
+        }
+
+        // Row 0 is conditional; row 1 has mu, spks and cond zeroed (upstream solve_euler with CFG).
+        let zeros = [Float](repeating: 0, count: bins * frames)
+        let muPair = try estimator.floatTensor(mu + zeros, shape: [2, bins, frames], for: "mu")
+        let condPair = try estimator.floatTensor(cond + zeros, shape: [2, bins, frames], for: "cond")
+        let spksPair = try estimator.floatTensor(speaker + [Float](repeating: 0, count: speaker.count),
+                                                 shape: [2, speaker.count], for: "spks")
+        let maskPair = try estimator.floatTensor([Float](repeating: 1, count: 2 * frames), shape: [2, 1, frames], for: "mask")
+
+        var x = noise.prefix(frames)
+        // t and dt follow upstream's float32 bookkeeping: t += dt, then dt = t_span[step + 1] - t.
+        let schedule = Self.cosineSchedule()
+        var t = schedule[0]
+        var dt = schedule[1] - schedule[0]
+        for step in 1...Self.steps {
+            let velocity = try estimator.output("estimator_out", of: [
+                "x": estimator.floatTensor(x + x, shape: [2, bins, frames], for: "x"),
+                "mask": maskPair, "mu": muPair,
+                "t": estimator.floatTensor([t, t], shape: [2], for: "t"),
+                "spks": spksPair, "cond": condPair,
+            ]).floats()
+            let count = bins * frames
+            let v = Self.guided(conditional: velocity[0..<count], unconditional: velocity[count..<(2 * count)])
+            for index in 0..<count { x[index] = x[index] + dt * v[index] }
+            t = t + dt
+            if step < Self.steps { dt = schedule[step + 1] - t }
+        }
+        return MelSpectrogram(frames: frames, values: x).frames(promptFrames..<frames)
+    }
+
+    /// `v / max(|v|, 1e-12)`, as `F.normalize`.
+    static func normalized(_ v: [Float]) -> [Float] {
+        let norm = Float(max(v.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot(), 1e-12))
+        return v.map { $0 / norm }
+    }
+
+    private func transpose(_ values: [Float], rows: Int, columns: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: values.count)
+        for row in 0..<rows {
+            for column in 0..<columns { out[column * rows + row] = values[row * columns + column] }
+        }
+        return out
+    }
+}

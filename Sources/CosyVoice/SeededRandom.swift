@@ -1,0 +1,62 @@
+import Foundation
+
+/// The engine's source of randomness: SplitMix64, chosen because its draws are easy to reproduce
+/// bit for bit in any language (the Python reference in scripts/testdata/cosyvoice/reference.py
+/// implements the same three operations).
+///
+/// - `uniform()`: the top 53 bits of the next output times 2⁻⁵³, in [0, 1).
+/// - `categorical(_:)`: r = uniform() x (sum of the weights, added in index order), then the first
+///   index whose running sum exceeds r.
+/// - `gaussians(_:)`: Box-Muller on pairs (u1 = 1 - uniform(), u2 = uniform()), cosine value first.
+public struct SeededRandom: Sendable {
+    private var state: UInt64
+
+    /// A generator whose draws are fixed by `seed`.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 raw bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform double in [0, 1).
+    public mutating func uniform() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
+
+    /// An index drawn with probability proportional to `weights` (which need not sum to 1).
+    public mutating func categorical(_ weights: [Double]) -> Int {
+        var total = 0.0
+        for weight in weights { total += weight }
+        let target = uniform() * total
+        var running = 0.0
+        for (index, weight) in weights.enumerated() {
+            running += weight
+            if target < running { return index }
+        }
+        return weights.count - 1
+    }
+
+    /// `count` standard normal values.
+    public mutating func gaussians(_ count: Int) -> [Float] {
+        var values = [Float](repeating: 0, count: count)
+        var index = 0
+        while index < count {
+            let u1 = 1 - uniform()
+            let u2 = uniform()
+            let radius = (-2 * log(u1)).squareRoot()
+            values[index] = Float(radius * cos(2 * Double.pi * u2))
+            if index + 1 < count {
+                values[index + 1] = Float(radius * sin(2 * Double.pi * u2))
+            }
+            index += 2
+        }
+        return values
+    }
+}

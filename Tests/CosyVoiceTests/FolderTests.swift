@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import CosyVoice
+
+@Suite struct ModelFolderTests {
+    func copyOfTestModels() throws -> URL {
+        let folder = try TestResources.temporaryFolder()
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestResources.models.path) {
+            try FileManager.default.copyItem(at: TestResources.models.appendingPathComponent(name),
+                                             to: folder.appendingPathComponent(name))
+        }
+        return folder
+    }
+
+    @Test func loadsAndChecksEveryTestModel() throws {
+        let sessions = try ModelFolder(url: TestResources.models).loadSessions()
+        #expect(sessions[.backboneDecode].input(named: "past_key_values")?.shape.count == 5)
+        #expect(sessions[.flowEstimator].input(named: "x")?.shape.first == .fixed(2))
+    }
+
+    @Test func namesTheMissingFile() throws {
+        let folder = try copyOfTestModels()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
+        #expect(throws: CosyVoiceError.missingModelFile(name: "hift_decoder_fp32.onnx", folder: folder.path)) {
+            try ModelFolder(url: folder)
+        }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("merges.txt"))
+        try FileManager.default.copyItem(at: TestResources.models.appendingPathComponent("hift_decoder_fp32.onnx"),
+                                         to: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
+        let error = try #require(throws: CosyVoiceError.self) { try ModelFolder(url: folder) }
+        #expect(error.description.contains("merges.txt"))
+    }
+
+    @Test func rejectsAModelWithTheWrongInterface() throws {
+        let folder = try copyOfTestModels()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("text_embedding_fp32.onnx")
+        try FileManager.default.removeItem(at: target)
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("campplus.onnx"), to: target)
+        let error = try #require(throws: CosyVoiceError.self) { try ModelFolder(url: folder).loadSessions() }
+        guard case .unexpectedSignature(let file, let problem) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(file == "text_embedding_fp32.onnx")
+        #expect(problem.contains("input_ids"))
+    }
+}
+
+@Suite struct VoicePromptTests {
+    @Test func readsTheSeedFormat() throws {
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        #expect(voice.speakerEmbedding.count == 192)
+        #expect(voice.speechTokens.count == 20)
+        #expect(voice.melFrames == 41)
+        #expect(voice.text == "希望你以后能够做的比我还好呦。")
+    }
+
+    @Test func roundTripsThroughAFolder() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let voice = VoicePrompt(speakerEmbedding: (0..<192).map { Float($0) * 0.5 - 3 }, speechTokens: [0, 6560, 42],
+                                mel: (0..<(80 * 6)).map { -Float($0) / 7 }, text: "粤语 test")
+        try voice.write(to: folder.appendingPathComponent("new"))
+        #expect(try VoicePrompt(contentsOf: folder.appendingPathComponent("new")) == voice)
+        let original = try VoicePrompt(contentsOf: TestResources.voice)
+        try original.write(to: folder.appendingPathComponent("copy"))
+        for file in VoicePrompt.File.allCases {
+            let a = try Data(contentsOf: TestResources.voice.appendingPathComponent(file.rawValue))
+            let b = try Data(contentsOf: folder.appendingPathComponent("copy").appendingPathComponent(file.rawValue))
+            #expect(a == b, "\(file.rawValue) written byte for byte")
+        }
+    }
+
+    @Test func alignsPromptMelAndTokens() {
+        let tokens = Array(0..<20)
+        let longMel = VoicePrompt(speakerEmbedding: [], speechTokens: tokens, mel: [Float](repeating: 0, count: 80 * 41), text: "x")
+        #expect(longMel.aligned().melFrames == 40)
+        #expect(longMel.aligned().speechTokens == tokens)
+        let shortMel = VoicePrompt(speakerEmbedding: [], speechTokens: tokens, mel: [Float](repeating: 0, count: 80 * 31), text: "x")
+        #expect(shortMel.aligned().speechTokens == Array(0..<15))
+        #expect(shortMel.aligned().melFrames == 30)
+    }
+
+    @Test func reportsBrokenFolders() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: CosyVoiceError.self) { try VoicePrompt(contentsOf: folder) }
+        #expect(error.description.contains("speaker_embedding.bin"))
+    }
+
+    @Test func promptTextGetsTheInstructionOnce() {
+        #expect(Frontend.promptText(transcript: "你好") == "You are a helpful assistant.<|endofprompt|>你好")
+        #expect(Frontend.promptText(transcript: "Speak slowly.<|endofprompt|>你好") == "Speak slowly.<|endofprompt|>你好")
+    }
+}

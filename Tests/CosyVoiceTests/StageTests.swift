@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import CosyVoice
+
+@Suite struct SeededRandomTests {
+    @Test func matchesSplitMix64AndThePythonReference() {
+        var random = SeededRandom(seed: 0)
+        #expect([random.next(), random.next(), random.next()] == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+        var other = SeededRandom(seed: 42)
+        #expect(other.uniform() == 0.7415648787718233)
+        #expect(other.uniform() == 0.1599103928769201)
+        #expect(other.categorical([0.1, 0.2, 0.7]) == 1)
+        var normal = SeededRandom(seed: 5)
+        #expect(normal.gaussians(3) == [Float(0.014334745996352224), Float(-0.9888470868675538), Float(0.5906209568869251)])
+    }
+}
+
+@Suite struct LanguageModelTests {
+    @Test func nucleusKeepsTokensUntilTopPOrTopK() {
+        // 0.5 then 0.25: the cumulative sum passes 0.8 only after the third token, so three are kept.
+        let probabilities = [0.05, 0.5, 0.1, 0.25, 0.1]
+        var seen = Set<Int>()
+        var random = SeededRandom(seed: 1)
+        for _ in 0..<400 {
+            seen.insert(Sampling.nucleus(probabilities, topP: 0.8, topK: 25, random: &random))
+        }
+        #expect(seen == [1, 3, 2])
+        var capped = Set<Int>()
+        for _ in 0..<400 {
+            capped.insert(Sampling.nucleus(probabilities, topP: 0.8, topK: 2, random: &random))
+        }
+        #expect(capped == [1, 3])
+    }
+
+    @Test func descendingOrderIsStableForTies() {
+        #expect(Sampling.descending([0.2, 0.4, 0.2, 0.4], limit: 4) == [1, 3, 0, 2])
+        #expect(Sampling.descending([0.2, 0.4, 0.2, 0.4, 0.3], limit: 3) == [1, 3, 4])
+        let many = (0..<500).map { Double(($0 * 37) % 101) }
+        let sorted = many.indices.sorted { many[$0] != many[$1] ? many[$0] > many[$1] : $0 < $1 }
+        #expect(Sampling.descending(many, limit: 25) == Array(sorted.prefix(25)))
+    }
+
+    @Test func repetitionRuleRedrawsFromTheWholeDistribution() {
+        // The nucleus holds only token 0 (0.9 >= 0.8 after one token).
+        let probabilities = [0.9, 0.05, 0.05]
+        let ras = Sampling.upstream
+        var random = SeededRandom(seed: 9)
+        var expected = SeededRandom(seed: 9)
+
+        // Token 0 not among the last 10: the nucleus draw stands, one uniform used.
+        let fresh = ras.draw(probabilities, history: [0] + [Int](repeating: 1, count: 10), random: &random)
+        _ = expected.uniform()
+        #expect(fresh == 0)
+        #expect(random.next() == expected.next())
+
+        // Token 0 once in the window (>= 10 x 0.1): a second draw over all three tokens.
+        for _ in 0..<50 {
+            var probe = random
+            let token = ras.draw(probabilities, history: [2, 2, 0], random: &random)
+            _ = probe.uniform()
+            #expect(token == probe.categorical(probabilities))
+            #expect(random.next() == probe.next())
+        }
+    }
+
+    @Test func greedyAndTopK() {
+        var random = SeededRandom(seed: 3)
+        #expect(Sampling.greedy.draw([0.1, 0.7, 0.2], history: [], random: &random) == 1)
+        for _ in 0..<50 {
+            #expect(Sampling.topK(2).draw([0.1, 0.5, 0.4], history: [], random: &random) != 0)
+        }
+    }
+
+    @Test func lengthLimitsFollowTheTextLength() {
+        #expect(LanguageModel.lengthLimits(textCount: 8) == 16...160)
+    }
+
+    @Test func silenceFilterCutsRunsLongerThanFive() {
+        let silent = 248
+        let tokens = [7] + [Int](repeating: silent, count: 8) + [9, silent, 1, 2]
+        #expect(SilenceFilter.filter(tokens) == [7] + [Int](repeating: silent, count: 5) + [9, silent, 1, 2])
+    }
+
+    @Test func softmaxSumsToOne() {
+        let p = LanguageModel.softmax([1, 2, 3, -1000])
+        #expect(abs(p.reduce(0, +) - 1) < 1e-12)
+        #expect(p[3] == 0)
+        #expect(p[2] > p[1] && p[1] > p[0])
+    }
+}
+
+@Suite struct FlowMatchingTests {
+    @Test func cosineScheduleRunsFromZeroToOne() {
+        let t = FlowMatching.cosineSchedule()
+        #expect(t.count == 11)
+        #expect(t.first == 0)
+        #expect(t.last == 1)
+        #expect(abs(t[5] - Float(1 - cos(Double.pi / 4))) < 1e-7)
+        // Small steps first, large steps last: the schedule is not linear.
+        let steps = zip(t.dropFirst(), t).map { $0 - $1 }
+        #expect(zip(steps.dropFirst(), steps).allSatisfy { $0 > $1 })
+        #expect(abs(steps[0] - 0.0123117) < 1e-6)
+    }
+
+    @Test func guidanceExtrapolatesAwayFromTheUnconditionalVelocity() {
+        let v = FlowMatching.guided(conditional: [1, 0, 2], unconditional: [0, 1, 2])
+        #expect(v == [Float(1.7), Float(-0.7), Float(1.7) * 2 - Float(0.7) * 2])
+    }
+
+    @Test func melFramesSliceAndResample() {
+        let mel = MelSpectrogram(frames: 4, values: (0..<(80 * 4)).map(Float.init))
+        let tail = mel.frames(1..<3)
+        #expect(tail.frames == 2)
+        #expect(Array(tail.values.prefix(4)) == [1, 2, 5, 6])
+        let slower = mel.resampled(to: 8)
+        #expect(slower.frames == 8)
+        #expect(Array(slower.values.prefix(8)) == [0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3])
+    }
+
+    @Test func noiseIsAFixedPrefix() {
+        let noise = FlowNoise(seed: 0)
+        let short = noise.prefix(3)
+        let long = noise.prefix(5)
+        #expect(short[0..<3] == long[0..<3])
+        #expect(short[3..<6] == long[5..<8])
+        var random = SeededRandom(seed: 0)
+        let firstFrame = random.gaussians(80)
+        #expect(short[0] == firstFrame[0] && short[3] == firstFrame[1] && short[6] == firstFrame[2])
+    }
+}
+
+@Suite struct VocoderTests {
+    @Test func istftTrimsTheCentrePaddingAndInvertsTheStft() {
+        let signal: [Float] = (0..<480).map { (n: Int) -> Float in
+            let x = Double(n)
+            let slow: Double = sin(x * 0.05) * 0.5
+            let fast: Double = cos(x * 0.31) * 0.2
+            return Float(slow + fast)
+        }
+        let spectrum = SourceSpectrum.stft(signal)
+        #expect(spectrum.frames == 480 / 4 + 1)
+        #expect(spectrum.values.count == 18 * spectrum.frames)
+        let f = spectrum.frames
+        let re = spectrum.values[0..<(9 * f)], im = spectrum.values[(9 * f)...]
+        let magnitude: [Float] = zip(re, im).map { (a: Float, b: Float) -> Float in
+            let power: Double = Double(a) * Double(a) + Double(b) * Double(b)
+            return Float(power.squareRoot())
+        }
+        let phase: [Float] = zip(re, im).map { (a: Float, b: Float) -> Float in Float(atan2(Double(b), Double(a))) }
+        let back = SourceSpectrum.istft(magnitude: magnitude, phase: phase, frames: f)
+        // hop x (frames - 1): exactly the input length, with no n_fft / 2 left over at either end.
+        #expect(back.count == signal.count)
+        #expect(maxAbsDifference(back, signal) < 1e-5)
+    }
+
+    @Test func magnitudeIsClippedAt100() {
+        let frames = 9
+        let big = [Float](repeating: 1000, count: 9 * frames)
+        let zero = [Float](repeating: 0, count: 9 * frames)
+        let limited = SourceSpectrum.istft(magnitude: big, phase: zero, frames: frames)
+        let hundred = SourceSpectrum.istft(magnitude: [Float](repeating: 100, count: 9 * frames), phase: zero, frames: frames)
+        #expect(limited == hundred)
+    }
+}
