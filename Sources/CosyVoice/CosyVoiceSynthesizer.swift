@@ -79,6 +79,25 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         return Result(sampledTokens: sampled, tokens: tokens, mel: mel, audio: try vocoder.audio(for: mel))
     }
 
+    /// Speaks token ids `text` in `voice` as upstream streaming does (see `TokenHopSchedule`), calling
+    /// `onChunk` with each piece of audio as soon as it is ready; returns the tokens the flow read.
+    @discardableResult
+    public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt,
+                                onChunk: ([Float]) throws -> Void) throws -> [Int] {
+        let prompt = voice.aligned()
+        var random = SeededRandom(seed: configuration.samplingSeed)
+        var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
+        try languageModel.generate(promptText: promptText, text: text, promptSpeech: prompt.speechTokens,
+                                   sampling: configuration.sampling, random: &random) { token in
+            try Task.checkCancellation()
+            let audio = try stream.add(token)
+            if !audio.isEmpty { try onChunk(audio) }
+        }
+        let rest = try stream.finish()
+        if !rest.isEmpty { try onChunk(rest) }
+        return stream.tokens
+    }
+
     /// The voice folder `id` names (the default voice when `nil`).
     public func voicePrompt(_ id: String?) throws -> VoicePrompt {
         let voice = try self.voice(id)
@@ -95,8 +114,16 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
                     let voice = try voicePrompt(request.voice)
                     let ids = try frontend.tokens(transcript: voice.text, text: request.text)
-                    let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice, speed: request.speed)
-                    continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: request.text))
+                    if request.speed == 1 {
+                        try streamSynthesis(promptText: ids.prompt, text: ids.text, voice: voice) { samples in
+                            continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: request.text))
+                        }
+                    } else {
+                        // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                        let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice,
+                                                    speed: request.speed)
+                        continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: request.text))
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

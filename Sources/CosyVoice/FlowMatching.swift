@@ -24,6 +24,17 @@ public struct MelSpectrogram: Sendable, Equatable {
         return MelSpectrogram(frames: range.count, values: out)
     }
 
+    /// This mel followed by `other` in time.
+    public func appending(_ other: MelSpectrogram) -> MelSpectrogram {
+        var joined: [Float] = []
+        joined.reserveCapacity(values.count + other.values.count)
+        for bin in 0..<Self.bins {
+            joined += values[(bin * frames)..<((bin + 1) * frames)]
+            joined += other.values[(bin * other.frames)..<((bin + 1) * other.frames)]
+        }
+        return MelSpectrogram(frames: frames + other.frames, values: joined)
+    }
+
     /// Stretched or squeezed in time to `count` frames by linear interpolation, as upstream's
     /// `F.interpolate(mode="linear")` (align_corners false) does for speed changes.
     public func resampled(to count: Int) -> MelSpectrogram {
@@ -111,20 +122,29 @@ public struct FlowMatching: Sendable {
         return zip(conditional, unconditional).map { kept * $0 - removed * $1 }
     }
 
+    /// Tokens the pre-lookahead layer reads past the one it encodes.
+    public static let lookahead = 3
+
     /// The mel for `tokens` spoken by `voice` (already aligned: prompt mel frames = 2 x prompt tokens),
     /// without the prompt's frames.
-    public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise) throws -> MelSpectrogram {
+    ///
+    /// With `finalize` false (a streaming chunk) the last `lookahead` tokens only serve as the
+    /// pre-lookahead's right context and get no frames, as upstream `inference(finalize=False)`. The
+    /// export's pre-lookahead has no context input, but running it over all tokens gives the same
+    /// values for every token before the last three, whose outputs are then dropped.
+    public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise, finalize: Bool = true) throws -> MelSpectrogram {
         let bins = MelSpectrogram.bins
         let allTokens = (voice.speechTokens + tokens).map(Int64.init)
         let embedded = try tokenEmbedding.output("embedded", of: ["token": Tensor(allTokens, shape: [1, allTokens.count])])
         let h = try preLookahead.output("h", of: ["token_embedded": embedded])
-        let frames = allTokens.count * Self.tokenMelRatio
-        guard h.shape == [1, frames, bins] else {
+        let allFrames = allTokens.count * Self.tokenMelRatio
+        guard h.shape == [1, allFrames, bins] else {
             throw CosyVoiceError.unexpectedOutput(model: preLookahead.modelPath, name: "h", shape: h.shape,
-                                                  expected: "[1, \(frames), \(bins)]")
+                                                  expected: "[1, \(allFrames), \(bins)]")
         }
+        let frames = finalize ? allFrames : max(allFrames - Self.lookahead * Self.tokenMelRatio, voice.melFrames)
         let promptFrames = voice.melFrames
-        let mu = transpose(try h.floats(), rows: frames, columns: bins)
+        let mu = transpose(Array(try h.floats().prefix(frames * bins)), rows: frames, columns: bins)
 
         let speaker = try speakerProjection.output("projected", of: [
             "embedding": speakerProjection.floatTensor(Self.normalized(voice.speakerEmbedding),

@@ -46,6 +46,7 @@ public struct LanguageModel: Sendable {
     /// `promptText` and whose speech tokens are `promptSpeech`; calls `onToken` with each as it is drawn.
     ///
     /// Returns every drawn token, before the silence filter (which upstream applies after the LLM).
+    @discardableResult
     public func generate(
         promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream,
         random: inout SeededRandom, onToken: (Int) throws -> Void = { _ in }

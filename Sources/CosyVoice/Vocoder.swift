@@ -12,6 +12,10 @@ public struct Vocoder: Sendable {
     public static let samplesPerFrame = 480
     /// Audio is clipped to this magnitude (upstream `audio_limit`).
     public static let audioLimit: Float = 0.99
+    /// Mel frames at the end of a streaming chunk whose audio is held back until more mel arrives:
+    /// upstream `CausalHiFTGenerator.inference(finalize=False)` drops the f0 predictor's look-right
+    /// (3 frames) and conv_pre's look-right (4 frames) and then 480 more samples (1 frame).
+    public static let streamingHoldbackFrames = 8
 
     let f0Predictor: InferenceSession
     let sourceGenerator: InferenceSession

@@ -129,6 +129,32 @@ import Testing
     }
 }
 
+@Suite struct StreamingTests {
+    @Test func hopStartsAt25RoundsThePromptAndDoublesTo100() {
+        var schedule = TokenHopSchedule(promptTokens: 20)
+        #expect(schedule.nextHop == 30)          // 25 + 5 to bring 20 prompt tokens to 25
+        #expect(schedule.tokensNeeded == 33)     // plus 3 lookahead
+        schedule.advance()
+        #expect(schedule.offset == 30)
+        #expect(schedule.nextHop == 50)
+        #expect(schedule.tokensNeeded == 83)
+        schedule.advance()
+        #expect(schedule.nextHop == 100)
+        schedule.advance()
+        #expect(schedule.nextHop == 100)
+        #expect(TokenHopSchedule(promptTokens: 50).nextHop == 25)
+    }
+
+    @Test func melFramesJoinInTime() {
+        let a = MelSpectrogram(frames: 1, values: (0..<80).map(Float.init))
+        let b = MelSpectrogram(frames: 2, values: (0..<160).map { Float($0) + 1000 })
+        let joined = a.appending(b)
+        #expect(joined.frames == 3)
+        #expect(Array(joined.values.prefix(6)) == [0, 1000, 1001, 1, 1002, 1003])
+        #expect(joined.frames(1..<3) == b)
+    }
+}
+
 @Suite struct VocoderTests {
     @Test func istftTrimsTheCentrePaddingAndInvertsTheStft() {
         let signal: [Float] = (0..<480).map { (n: Int) -> Float in

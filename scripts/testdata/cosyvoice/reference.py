@@ -41,6 +41,8 @@ SILENT_TOKENS = {1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 2323}
 MAX_SILENT_RUN = 5
 MASK64 = (1 << 64) - 1
 N_FFT, HOP = 16, 4
+LOOKAHEAD = 3
+HOLDBACK_FRAMES = 8           # f0 predictor look-right 3 + conv_pre look-right 4 + 480 samples
 
 
 class SplitMix64:
@@ -206,13 +208,17 @@ def flow_noise(seed, frames):
     return SplitMix64(seed).gaussians(80 * frames).astype(np.float32).reshape(frames, 80).T
 
 
-def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, cfg_rate=0.7, steps=10):
-    """prompt_mel [frames, 80], aligned to 2 x prompt tokens; returns the generated mel [80, 2 * len(tokens)]."""
+def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, cfg_rate=0.7, steps=10, finalize=True):
+    """prompt_mel [frames, 80], aligned to 2 x prompt tokens; returns the generated mel [80, 2 * len(tokens)].
+
+    With finalize False the last 3 tokens are lookahead only (upstream inference(finalize=False)):
+    the pre-lookahead output is cut before their frames."""
     all_tokens = np.array([prompt_tokens + tokens], np.int64)
     embedded = models.flow_token_embedding.run(None, {"token": all_tokens})[0]
     h = models.flow_pre_lookahead.run(None, {"token_embedded": embedded})[0]       # [1, 2T, 80]
     mel_len1 = prompt_mel.shape[0]
-    total = h.shape[1]
+    total = h.shape[1] if finalize else max(h.shape[1] - 2 * LOOKAHEAD, mel_len1)
+    h = h[:, :total]
     mu = np.ascontiguousarray(h[0].T)                                               # [80, 2T]
 
     e = embedding.astype(np.float32)
@@ -311,6 +317,40 @@ def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_se
     return raw, tokens, mel, audio
 
 
+def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed):
+    """upstream CosyVoice2Model.tts(stream=True) with CosyVoice3Model.token2wav: hop 25 (+ prompt
+    padding to a multiple of 25) doubling to 100, 3 lookahead tokens, the flow over all tokens so far,
+    the vocoder over all mel so far, only new samples emitted (the last 8 mel frames held back)."""
+    prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
+    raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed))
+    tokens = drop_long_silences(raw)       # the LLM runs ahead; chunking only depends on the filtered list
+    hop, offset, emitted, chunks, mel = 25, 0, 0, [], None
+    padding = -(-len(prompt_tokens) // 25) * 25 - len(prompt_tokens)
+
+    def chunk(upto, finalize):
+        nonlocal mel, emitted
+        generated = flow_mel(models, tokens[:upto], prompt_tokens, prompt_mel, voice["embedding"], noise_seed,
+                             finalize=finalize)
+        fresh = generated[:, min(2 * offset, generated.shape[1]):]
+        mel = fresh if mel is None else np.concatenate([mel, fresh], axis=1)
+        audio = vocode(models, mel)
+        end = len(audio) if finalize else max(0, (mel.shape[1] - HOLDBACK_FRAMES) * 480)
+        if end > emitted:
+            chunks.append(audio[emitted:end])
+            emitted = end
+
+    for count in range(1, len(tokens) + 1):
+        while True:
+            this_hop = hop + padding if offset == 0 else hop
+            if count < offset + this_hop + LOOKAHEAD:
+                break
+            chunk(offset + this_hop + LOOKAHEAD, False)
+            offset += this_hop
+            hop = min(100, hop * 2)
+    chunk(len(tokens), True)
+    return tokens, chunks
+
+
 # ---- golden files ----------------------------------------------------------------------------
 
 def write_voice(folder, voice):
@@ -356,6 +396,14 @@ if __name__ == "__main__":
         f.write("\n")
     mel.astype("<f4").tofile(os.path.join(golden, "mel.f32"))
     audio.astype("<f4").tofile(os.path.join(golden, "audio.f32"))
+    stream_tokens, chunks = synthesize_streaming(models, prompt_text_ids, text_ids, voice, case["samplingSeed"],
+                                                 case["noiseSeed"])
+    assert stream_tokens == tokens
+    with open(os.path.join(golden, "stream.json"), "w") as f:
+        json.dump({"chunkSamples": [len(c) for c in chunks]}, f)
+        f.write("\n")
+    np.concatenate(chunks).astype("<f4").tofile(os.path.join(golden, "stream.f32"))
     silent = sum(1 for t in raw if t in SILENT_TOKENS)
     print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
-          f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}")
+          f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}; "
+          f"streamed {[len(c) for c in chunks]}, max |stream - whole| {np.abs(np.concatenate(chunks) - audio).max():.4f}")
