@@ -1,6 +1,7 @@
 import Foundation
 import OnnxRuntime
 import Speech
+import Text
 
 /// CosyVoice 3 zero-shot voice cloning behind the shared speech protocol: text and a voice folder
 /// in, 24 kHz audio out, through the three stages `LanguageModel`, `FlowMatching` and `Vocoder`.
@@ -50,8 +51,14 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     private let noise: FlowNoise
     private let voiceFolders: [String: URL]
 
-    /// Loads the models in `models` and the voices in the sub-folders of `voicesFolder`.
-    public init(models: ModelFolder, voicesFolder: URL, tokenizer: any TextTokenizing,
+    /// Loads the models and the tokenizer in `models` and the voices in the sub-folders of `voicesFolder`.
+    public convenience init(models: ModelFolder, voicesFolder: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(models: models, voicesFolder: voicesFolder, tokenizer: Frontend.loadTokenizer(from: models.url),
+                      configuration: configuration)
+    }
+
+    /// Loads the models in `models` and the voices in the sub-folders of `voicesFolder`; text is read with `tokenizer`.
+    public init(models: ModelFolder, voicesFolder: URL, tokenizer: any TextTokenizer,
                 configuration: Configuration = Configuration()) throws {
         let sessions = try models.loadSessions(options: configuration.sessionOptions)
         languageModel = LanguageModel(sessions: sessions)

@@ -1,23 +1,27 @@
-/// Turns text into the token ids the LLM reads.
+import Foundation
+import Text
+
+/// The text front end: the prompt text upstream expects, and the token ids of prompt and target.
 ///
 /// CosyVoice 3 reads Qwen2 byte-level BPE ids with its added special tokens (`<|endofprompt|>` is
-/// 151646). Any tokenizer with that vocabulary can serve; the engine asks only for `encode`.
-public protocol TextTokenizing: Sendable {
-    /// The ids of `text`, special tokens matched whole.
-    func encode(_ text: String) throws -> [Int]
-}
-
-/// The text front end: the prompt text upstream expects, and the ids of prompt and target.
+/// 151646); `loadTokenizer(from:)` builds that tokenizer from a model folder's vocab.json and merges.txt.
 public struct Frontend: Sendable {
     /// Marks the end of the instruction part of the prompt text; upstream requires it.
     public static let endOfPrompt = "<|endofprompt|>"
     /// Upstream's default instruction, put before a voice's transcript when it has none.
     public static let defaultInstruction = "You are a helpful assistant."
 
-    let tokenizer: any TextTokenizing
+    /// The tokenizer in use.
+    public let tokenizer: any TextTokenizer
 
-    public init(tokenizer: any TextTokenizing) {
+    public init(tokenizer: any TextTokenizer) {
         self.tokenizer = tokenizer
+    }
+
+    /// upstream `CosyVoice3Tokenizer`: the folder's Qwen2 tokenizer (with any `added_tokens_decoder` of
+    /// its tokenizer_config.json) plus CosyVoice 3's special tokens, in upstream's order.
+    public static func loadTokenizer(from folder: URL) throws -> any TextTokenizer {
+        try BPETokenizer(folder: folder).addingSpecialTokens(BPETokenizer.cosyVoice3SpecialTokens)
     }
 
     /// The prompt text for a voice transcript: `You are a helpful assistant.<|endofprompt|>` + transcript,

@@ -1,3 +1,4 @@
+import DSP
 import Foundation
 import OnnxRuntime
 
@@ -16,6 +17,10 @@ public struct Vocoder: Sendable {
     /// upstream `CausalHiFTGenerator.inference(finalize=False)` drops the f0 predictor's look-right
     /// (3 frames) and conv_pre's look-right (4 frames) and then 480 more samples (1 frame).
     public static let streamingHoldbackFrames = 8
+    /// HiFT's STFT: n_fft 16, hop 4, periodic Hann, centred with reflect padding (torch.stft/istft center=True).
+    static let stft = STFT.centered(fftSize: 16, hopLength: 4, window: Window.hann(16, periodic: true))
+    /// Magnitudes are clipped to this before the inverse (upstream `_istft`).
+    static let magnitudeLimit: Float = 100
 
     let f0Predictor: InferenceSession
     let sourceGenerator: InferenceSession
@@ -38,107 +43,45 @@ public struct Vocoder: Sendable {
             "f0": sourceGenerator.floatTensor(f0, shape: [1, 1, mel.frames], for: "f0"),
         ]).floats()
 
-        let spectrum = SourceSpectrum.stft(source)
+        let spectrum = Self.sourceSpectrum(source)
+        let bins = Self.stft.binCount
         let outputs = try decoder.run([
             "mel": decoder.floatTensor(mel.values, shape: shape, for: "mel"),
-            "source_stft": decoder.floatTensor(spectrum.values, shape: [1, 2 * SourceSpectrum.bins, spectrum.frames],
+            "source_stft": decoder.floatTensor(spectrum.values, shape: [1, 2 * bins, spectrum.frames],
                                                for: "source_stft"),
         ])
         guard let magnitude = outputs["magnitude"], let phase = outputs["phase"],
-              magnitude.shape == [1, SourceSpectrum.bins, spectrum.frames], phase.shape == magnitude.shape
+              magnitude.shape == [1, bins, spectrum.frames], phase.shape == magnitude.shape
         else {
             throw CosyVoiceError.unexpectedOutput(model: decoder.modelPath, name: "magnitude",
                                                   shape: outputs["magnitude"]?.shape ?? [],
                                                   expected: "[1, 9, \(spectrum.frames)] with a phase of the same shape")
         }
-        let audio = SourceSpectrum.istft(magnitude: try magnitude.floats(), phase: try phase.floats(),
-                                         frames: spectrum.frames)
+        let audio = Self.inverse(magnitude: try magnitude.floats(), phase: try phase.floats(), frames: spectrum.frames)
         return audio.map { min(max($0, -Self.audioLimit), Self.audioLimit) }
     }
-}
 
-/// HiFT's short-time Fourier transform: n_fft 16, hop 4, periodic Hann, centred (torch.stft / torch.istft
-/// with `center=True`). A direct 16-point DFT is cheaper here than any FFT set-up.
-///
-/// Kept inside the vocoder until target `DSP` offers STFT/iSTFT; then this moves to it.
-enum SourceSpectrum {
-    static let fftSize = 16
-    static let hop = 4
-    /// One-sided bins: fftSize / 2 + 1.
-    static let bins = 9
-    /// Magnitudes are clipped to this before the inverse (upstream `_istft`).
-    static let magnitudeLimit = 100.0
-
-    static let window: [Double] = (0..<fftSize).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(fftSize)) }
-    private static let cosines: [Double] = (0..<(bins * fftSize)).map {
-        cos(2 * Double.pi * Double(($0 / fftSize) * ($0 % fftSize)) / Double(fftSize))
-    }
-    private static let sines: [Double] = (0..<(bins * fftSize)).map {
-        sin(2 * Double.pi * Double(($0 / fftSize) * ($0 % fftSize)) / Double(fftSize))
+    /// The source's centred STFT as the decoder reads it: [18, frames] channel-major, 9 real rows then 9 imaginary.
+    static func sourceSpectrum(_ source: [Float]) -> (values: [Float], frames: Int) {
+        let (real, imag) = stft.spectrogram(source)
+        return (real.transposed().values + imag.transposed().values, real.rows)
     }
 
-    /// The centred STFT of `signal` as [18, frames] channel-major: 9 real rows, then 9 imaginary rows.
-    static func stft(_ signal: [Float]) -> (values: [Float], frames: Int) {
-        let pad = fftSize / 2
-        let count = signal.count
-        guard count > pad else { return ([], 0) }
-        // Reflect padding, as torch.stft(center=True, pad_mode="reflect").
-        var padded = [Double](repeating: 0, count: count + 2 * pad)
-        for index in 0..<padded.count {
-            var source = index - pad
-            if source < 0 { source = -source }
-            if source >= count { source = 2 * (count - 1) - source }
-            padded[index] = Double(signal[source])
-        }
-        let frames = 1 + (padded.count - fftSize) / hop
-        var out = [Float](repeating: 0, count: 2 * bins * frames)
-        var chunk = [Double](repeating: 0, count: fftSize)
-        for frame in 0..<frames {
-            for n in 0..<fftSize { chunk[n] = padded[frame * hop + n] * window[n] }
-            for k in 0..<bins {
-                var re = 0.0, im = 0.0
-                for n in 0..<fftSize {
-                    re += cosines[k * fftSize + n] * chunk[n]
-                    im -= sines[k * fftSize + n] * chunk[n]
-                }
-                out[k * frames + frame] = Float(re)
-                out[(bins + k) * frames + frame] = Float(im)
-            }
-        }
-        return (out, frames)
-    }
-
-    /// The inverse of a centred STFT given [9, frames] magnitude and phase: a real inverse DFT per
-    /// frame (DC and Nyquist imaginary parts ignored), windowed overlap-add, division by the summed
-    /// squared window, then `fftSize / 2` samples trimmed at each end, leaving `hop x (frames - 1)`.
+    /// The audio of [9, frames] channel-major magnitude (clipped to 100) and phase: torch.istft with
+    /// center=True, so `n_fft / 2` samples are trimmed at each end and `hop x (frames - 1)` remain.
     /// (The community export's numpy iSTFT forgets the trim.)
-    static func istft(magnitude: [Float], phase: [Float], frames: Int) -> [Float] {
-        guard frames > 0 else { return [] }
-        let length = fftSize + hop * (frames - 1)
-        var out = [Double](repeating: 0, count: length)
-        var envelope = [Double](repeating: 0, count: length)
-        var real = [Double](repeating: 0, count: bins)
-        var imaginary = [Double](repeating: 0, count: bins)
-        for frame in 0..<frames {
-            for k in 0..<bins {
-                let m = min(Double(magnitude[k * frames + frame]), magnitudeLimit)
-                let p = Double(phase[k * frames + frame])
-                real[k] = m * cos(p)
-                imaginary[k] = m * sin(p)
-            }
-            for n in 0..<fftSize {
-                var sample = real[0] + real[bins - 1] * (n % 2 == 0 ? 1 : -1)
-                for k in 1..<(bins - 1) {
-                    sample += 2 * (real[k] * cosines[k * fftSize + n] - imaginary[k] * sines[k * fftSize + n])
-                }
-                sample /= Double(fftSize)
-                out[frame * hop + n] += sample * window[n]
-                envelope[frame * hop + n] += window[n] * window[n]
+    static func inverse(magnitude: [Float], phase: [Float], frames: Int) -> [Float] {
+        let bins = stft.binCount
+        var real = Matrix(rows: frames, columns: bins)
+        var imag = Matrix(rows: frames, columns: bins)
+        for bin in 0..<bins {
+            for frame in 0..<frames {
+                let m = min(magnitude[bin * frames + frame], magnitudeLimit)
+                let p = phase[bin * frames + frame]
+                real.values[frame * bins + bin] = m * cos(p)
+                imag.values[frame * bins + bin] = m * sin(p)
             }
         }
-        let trim = fftSize / 2
-        return (trim..<(length - trim)).map { index in
-            Float(envelope[index] > 1e-11 ? out[index] / envelope[index] : out[index])
-        }
+        return stft.inverse(real: real, imag: imag)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Text
 @testable import CosyVoice
 
 @Suite struct ModelFolderTests {
@@ -88,6 +89,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let error = try #require(throws: CosyVoiceError.self) { try VoicePrompt(contentsOf: folder) }
         #expect(error.description.contains("speaker_embedding.bin"))
+    }
+
+    @Test func tokenizerFromTheModelFolderMatchesEndOfPromptWhole() throws {
+        let tokenizer = try Frontend.loadTokenizer(from: TestResources.models)
+        let endOfPrompt = try #require(tokenizer.id(of: "<|endofprompt|>"))
+        let ids = try Frontend(tokenizer: tokenizer).tokens(transcript: "the", text: "in")
+        #expect(ids.prompt.filter { $0 == endOfPrompt }.count == 1)
+        #expect(try tokenizer.decode(ids.prompt) == "You are a helpful assistant.<|endofprompt|>the")
+        #expect(try tokenizer.decode(ids.text) == "in")
     }
 
     @Test func promptTextGetsTheInstructionOnce() {

@@ -1,18 +1,23 @@
 import Foundation
 import Speech
 import Testing
+import Text
 @testable import CosyVoice
 
 /// Chorus against the Python reference (scripts/testdata/cosyvoice/reference.py) on the generated models:
 /// the same tokens, and mel and audio within 1e-4.
 @Suite struct ParityTests {
     /// Maps the two texts of the golden case to the ids the reference used, as a real tokenizer would.
-    struct GoldenTokenizer: TextTokenizing {
+    struct GoldenTokenizer: TextTokenizer {
         var table: [String: [Int]]
         func encode(_ text: String) throws -> [Int] {
             guard let ids = table[text] else { throw SpeechError.nothingToSpeak(text) }
             return ids
         }
+        func decode(_ ids: [Int], skipsSpecialTokens: Bool) throws -> String { "" }
+        func id(of token: String) -> Int? { nil }
+        func token(of id: Int) -> String? { nil }
+        var vocabularySize: Int { 151_646 + 300 }
     }
 
     static let targetText = "你好，这是一个测试句子。"

@@ -163,7 +163,7 @@ import Testing
             let fast: Double = cos(x * 0.31) * 0.2
             return Float(slow + fast)
         }
-        let spectrum = SourceSpectrum.stft(signal)
+        let spectrum = Vocoder.sourceSpectrum(signal)
         #expect(spectrum.frames == 480 / 4 + 1)
         #expect(spectrum.values.count == 18 * spectrum.frames)
         let f = spectrum.frames
@@ -173,7 +173,7 @@ import Testing
             return Float(power.squareRoot())
         }
         let phase: [Float] = zip(re, im).map { (a: Float, b: Float) -> Float in Float(atan2(Double(b), Double(a))) }
-        let back = SourceSpectrum.istft(magnitude: magnitude, phase: phase, frames: f)
+        let back = Vocoder.inverse(magnitude: magnitude, phase: phase, frames: f)
         // hop x (frames - 1): exactly the input length, with no n_fft / 2 left over at either end.
         #expect(back.count == signal.count)
         #expect(maxAbsDifference(back, signal) < 1e-5)
@@ -183,8 +183,8 @@ import Testing
         let frames = 9
         let big = [Float](repeating: 1000, count: 9 * frames)
         let zero = [Float](repeating: 0, count: 9 * frames)
-        let limited = SourceSpectrum.istft(magnitude: big, phase: zero, frames: frames)
-        let hundred = SourceSpectrum.istft(magnitude: [Float](repeating: 100, count: 9 * frames), phase: zero, frames: frames)
+        let limited = Vocoder.inverse(magnitude: big, phase: zero, frames: frames)
+        let hundred = Vocoder.inverse(magnitude: [Float](repeating: 100, count: 9 * frames), phase: zero, frames: frames)
         #expect(limited == hundred)
     }
 }
