@@ -90,3 +90,11 @@ package.targets += [
                 resources: [.copy("Resources")]),
 ]
 package.targets.first { $0.name == "ChorusCLI" }!.dependencies += ["VAD", "SpeechRecognition"]
+
+// Streaming: the ALSA device sink (Linux).
+package.targets += [
+    .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+]
+package.targets.first { $0.name == "Streaming" }!.dependencies += [
+    .target(name: "CAlsa", condition: .when(platforms: [.linux])),
+]

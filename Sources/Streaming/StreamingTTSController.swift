@@ -1,0 +1,121 @@
+import Foundation
+
+/// Speaks text that arrives piece by piece: feeds it to a provider and plays the audio on a sink
+/// while more text is still coming.
+///
+/// ```swift
+/// let controller = StreamingTTSController(provider: provider, sink: sink)
+/// try await controller.start()
+/// controller.yield(text: "Hello there! ")
+/// controller.yield(text: "This is streaming playback.")
+/// controller.finish()
+/// try await controller.waitUntilFinished()
+/// ```
+/// One controller speaks one stream; a second `start()` throws `StreamingError.alreadyStarted`.
+public actor StreamingTTSController {
+    /// Status changes; a slow reader sees only the newest. Meant for one reader.
+    public nonisolated let status: AsyncStream<PlaybackStatus>
+
+    private let provider: any TTSProvider
+    private let pipeline: StreamingAudioPipeline
+    private let text: AsyncStream<String>
+    private let textInput: AsyncStream<String>.Continuation
+    private let statusInput: AsyncStream<PlaybackStatus>.Continuation
+    private var phase = Phase.idle
+    private var run: Task<Void, any Error>?
+
+    private enum Phase { case idle, started, cancelled }
+
+    public init(
+        provider: any TTSProvider, sink: any AudioSink,
+        configuration: AudioPipelineConfiguration = AudioPipelineConfiguration()
+    ) {
+        self.provider = provider
+        (text, textInput) = AsyncStream<String>.makeStream()
+        let (status, statusInput) = AsyncStream<PlaybackStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.status = status
+        self.statusInput = statusInput
+        statusInput.yield(.idle)
+        pipeline = StreamingAudioPipeline(sink: sink, configuration: configuration) { status in
+            statusInput.yield(status)
+            if status.isTerminal { statusInput.finish() }
+        }
+    }
+
+    /// Opens the sink and starts the provider; text yielded before this is kept and spoken first.
+    /// Throws `alreadyStarted`, `alreadyCancelled`, or the sink's error (e.g. no sound device).
+    public func start() async throws {
+        switch phase {
+        case .started: throw StreamingError.alreadyStarted
+        case .cancelled: throw StreamingError.alreadyCancelled
+        case .idle: phase = .started
+        }
+        let format = provider.outputFormat
+        do {
+            try await pipeline.open(for: format)
+        } catch {
+            statusInput.yield(.failed(String(describing: error)))
+            statusInput.finish()
+            throw error
+        }
+        // cancel() may have run while the sink was opening.
+        guard phase == .started else {
+            await pipeline.close()
+            throw StreamingError.alreadyCancelled
+        }
+        let bytes = provider.stream(text: text)
+        run = Task { [pipeline] in try await pipeline.play(bytes, format: format) }
+    }
+
+    /// Adds text to speak; it is spoken after what came before. Ignored after `finish()` or `cancel()`.
+    public nonisolated func yield(text piece: String) {
+        textInput.yield(piece)
+    }
+
+    /// Says that no more text will come; what was given is still spoken.
+    public nonisolated func finish() {
+        textInput.finish()
+    }
+
+    /// Returns once everything was played; throws the provider's or sink's error, or
+    /// `CancellationError` when the stream was cancelled. Cancelling the waiting task cancels the stream.
+    public func waitUntilFinished() async throws {
+        guard let run else {
+            throw phase == .cancelled ? CancellationError() as any Error : StreamingError.notStarted
+        }
+        try await withTaskCancellationHandler {
+            try await run.value
+        } onCancel: {
+            run.cancel()
+        }
+    }
+
+    /// Stops at once: ends the text, stops the provider and the sink, and returns when all of the
+    /// stream's work has ended.
+    public func cancel() async {
+        let wasStarted = phase == .started
+        phase = .cancelled
+        textInput.finish()
+        if let run {
+            run.cancel()
+            _ = await run.result
+        } else if wasStarted {
+            await pipeline.close()
+        }
+        statusInput.yield(.cancelled)
+        statusInput.finish()
+    }
+
+    /// Speaks `text` from start to end: `start()`, `yield(text:)`, `finish()`, `waitUntilFinished()`.
+    public func speak(_ text: String) async throws {
+        try await start()
+        yield(text: text)
+        finish()
+        try await waitUntilFinished()
+    }
+
+    /// Counters of the pipeline, for tests and benchmarks.
+    public var statistics: PipelineStatistics {
+        get async { await pipeline.statistics }
+    }
+}
