@@ -50,8 +50,8 @@ let package = Package(
         ),
         .target(name: "Piper", dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text"]),
         .target(name: "Streaming", dependencies: ["Speech", "Audio"]),
-        .target(name: "CosyVoice", dependencies: ["Speech", "OnnxRuntime", "DSP", "Text"]),
-        .testTarget(name: "CosyVoiceTests", dependencies: ["CosyVoice", "Speech", "OnnxRuntime", "Text"],
+        .target(name: "CosyVoice", dependencies: ["Speech", "OnnxRuntime", "Audio", "DSP", "Text"]),
+        .testTarget(name: "CosyVoiceTests", dependencies: ["CosyVoice", "Speech", "OnnxRuntime", "Text", "Piper"],
                     resources: [.copy("Resources")]),
         .executableTarget(
             name: "ChorusCLI",

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What can go wrong inside the CosyVoice engine, worded for the person who has to fix it.
 public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A file the model folder needs is absent.
@@ -8,6 +10,14 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case invalidVoice(folder: String, problem: String)
     /// Sampling kept drawing stop ids before the minimum length; the model or its input is broken.
     case samplingStuck(step: Int, trials: Int)
+    /// A voice clip's transcript is empty.
+    case emptyTranscript
+    /// A voice clip is shorter than voice extraction accepts.
+    case clipTooShort(seconds: Double, minimum: Double)
+    /// A voice clip is longer than the speech tokenizer reads.
+    case clipTooLong(seconds: Double, maximum: Double)
+    /// A voice clip holds no sound.
+    case clipSilent(peak: Float)
     /// A model returned a tensor of an unexpected shape.
     case unexpectedOutput(model: String, name: String, shape: [Int], expected: String)
 
@@ -23,6 +33,15 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
         case .samplingStuck(let step, let trials):
             return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
                 + "check that the text and the voice's prompt tokens belong to this model."
+        case .emptyTranscript:
+            return "The transcript is empty; give the exact words the clip says (--text)."
+        case .clipTooShort(let seconds, let minimum):
+            return "The clip lasts \(String(format: "%.2f", seconds)) s, shorter than \(minimum) s; use 2 to 6 s of clear speech."
+        case .clipTooLong(let seconds, let maximum):
+            return "The clip lasts \(String(format: "%.1f", seconds)) s, longer than the \(maximum) s the speech tokenizer reads; "
+                + "cut it to 2 to 6 s of clear speech."
+        case .clipSilent(let peak):
+            return "The clip is silent (peak \(peak)); record or pick a clip with speech in it."
         case .unexpectedOutput(let model, let name, let shape, let expected):
             return "\(model) returned '\(name)' with shape \(shape), expected \(expected)."
         }
