@@ -1,3 +1,5 @@
+import DSP
+
 /// Features as an acoustic model reads them: `channels` rows of `frames` values each,
 /// channel-major as NeMo lays out one utterance ([80, T]).
 public struct AcousticFeatures: Sendable, Equatable {
@@ -45,12 +47,17 @@ public struct AcousticFeatures: Sendable, Equatable {
     }
 }
 
-/// Turns 16 kHz audio into the features an acoustic model reads.
-public protocol FeatureExtracting: Sendable {
-    /// The audio rate the extractor expects.
-    var sampleRate: Int { get }
-    /// Samples per feature frame.
-    var hopLength: Int { get }
-    /// Features of `samples`, normalised over the valid frames only.
-    func features(of samples: [Float]) throws -> AcousticFeatures
+extension AcousticFeatures {
+    /// The NeMo filterbank features of `samples` (16 kHz), cut to the frames NeMo counts as valid.
+    public init(_ extractor: NeMoFilterbank, samples: [Float]) {
+        let matrix = extractor(samples)  // frames x mels
+        let frames = min(extractor.validFrames(for: samples.count), matrix.rows)
+        var values = [Float](repeating: 0, count: matrix.columns * frames)
+        for frame in 0..<frames {
+            for channel in 0..<matrix.columns {
+                values[channel * frames + frame] = matrix.values[frame * matrix.columns + channel]
+            }
+        }
+        self.init(channels: matrix.columns, frames: frames, values: values)
+    }
 }

@@ -1,3 +1,5 @@
+import Audio
+import DSP
 import Foundation
 import OnnxRuntime
 import Testing
@@ -68,5 +70,20 @@ import Testing
         #expect(features.padded(to: 5).values == [1, 2, 3, 0, 0, 4, 5, 6, 0, 0])
         #expect(features.padded(to: 2).values == [1, 2, 4, 5])
         #expect(features.frames(1..<3).values == [2, 3, 5, 6])
+    }
+}
+
+@Suite struct FeatureFrontEndTests {
+    /// DSP's NeMo features against onnx-asr's nemo80.onnx, both on the clip; then the head on them.
+    @Test func swiftFeaturesGiveThePythonFrames() async throws {
+        let golden = try ToneSentence.golden()
+        let audio = try WAVFile.readMono(contentsOf: ToneSentence.resources.appendingPathComponent("tone_sentence.wav"))
+        let features = AcousticFeatures(NeMoFilterbank(), samples: audio.samples)
+        let python = try ToneSentence.features()
+        #expect(features.frames == python.frames)
+        let worst = zip(features.values, python.values).map { abs($0 - $1) }.max() ?? .infinity
+        #expect(worst < 2e-3, "largest feature difference from nemo80.onnx: \(worst)")
+        let head = CTCHead.find(stem: "encoder", in: ToneSentence.modelFolder)!
+        #expect(try await head.logProbabilities(for: features).bestClasses() == golden.frame_tokens)
     }
 }
