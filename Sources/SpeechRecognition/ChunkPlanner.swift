@@ -68,6 +68,8 @@ extension ChunkTranscribing {
         }
         let planner = ChunkPlanner(maximumSamples: maximum,
                                    overlapSamples: min(Int(overlapSeconds * Double(sampleRate)), maximum / 2 - 1))
+        let merger = merger.maximumOverlapWords == nil
+            ? merger.bounded(toOverlapSeconds: Double(planner.overlapSamples) / Double(sampleRate)) : merger
         var text = ""
         for chunk in planner.chunks(sampleCount: samples.count, speech: speech) {
             let piece = try await transcribe(chunk: Array(samples[chunk.samples]))

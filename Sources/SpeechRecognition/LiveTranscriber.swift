@@ -67,7 +67,6 @@ public actor LiveTranscriber {
             throw RecognitionError.sampleRateMismatch(expected: rate, actual: vad.sampleRate)
         }
         self.recognizer = recognizer
-        self.merger = merger
         self.vad = vad
         resampler = inputRate == rate ? nil : try StreamingResampler(inputRate: inputRate, outputRate: rate)
         let seconds = { (value: Double) in Int(value * Double(rate)) }
@@ -75,6 +74,7 @@ public actor LiveTranscriber {
         overlapSamples = min(seconds(settings.overlapSeconds), chunkSamples / 2 - 1)
         partialSamples = max(1, seconds(settings.partialIntervalSeconds))
         leadingSamples = seconds(settings.leadingSilenceSeconds)
+        self.merger = merger
     }
 
     /// Takes the next samples of the stream; returns the transcripts they complete or change.
@@ -125,7 +125,7 @@ public actor LiveTranscriber {
         while utterance.count - chunkStart >= chunkSamples {
             let start = chunkStart
             let piece = try await recognizer.transcribe(chunk: Array(utterance[start..<(start + chunkSamples)]))
-            committed = merger.merge(committed, piece)
+            committed = merger(overlapping: committedEnd - start).merge(committed, piece)
             committedEnd = start + chunkSamples
         }
         if speaking, sinceLastPartial >= partialSamples {
@@ -143,11 +143,22 @@ public actor LiveTranscriber {
     private var chunkStart: Int { committedEnd == 0 ? 0 : committedEnd - overlapSamples }
 
     /// The utterance's text up to `end`: the committed chunks merged with the rest.
+    ///
+    /// The rest is heard with as much context as one chunk holds (the last `chunkSamples` before
+    /// `end`), since recognisers hear short snippets worse; it overlaps the committed text at least
+    /// by `overlapSamples`.
     private func text(upTo end: Int) async throws -> String {
-        let start = chunkStart
-        guard end - start > overlapSamples || committedEnd == 0, end > start else { return committed }
+        guard end > committedEnd || committedEnd == 0, end > 0 else { return committed }
+        let start = committedEnd == 0 ? 0 : max(0, min(end - chunkSamples, chunkStart))
         let tail = try await recognizer.transcribe(chunk: Array(utterance[start..<end]))
-        return merger.merge(committed, tail)
+        return merger(overlapping: committedEnd - start).merge(committed, tail)
+    }
+
+    /// The merger for a chunk that repeats `samples` of audio already transcribed: the shared words
+    /// can be no more than that audio holds, unless the caller set its own bound.
+    private func merger(overlapping samples: Int) -> TranscriptMerger {
+        guard merger.maximumOverlapWords == nil else { return merger }
+        return merger.bounded(toOverlapSeconds: Double(max(samples, 0)) / Double(recognizer.sampleRate))
     }
 
     private func dropAudio(before index: Int) {

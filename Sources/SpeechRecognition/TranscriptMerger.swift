@@ -7,15 +7,32 @@ import Foundation
 /// cut in half), so up to `edgeSlack` words at the end of the old text and the start of the new one
 /// may be skipped to find the run, but then the run must be at least `minimumSlackOverlap` words
 /// long, so a lone common word such as "the" cannot splice two texts in the wrong place.
+///
+/// The run can be no longer than the words the overlapping audio can hold
+/// (`maximumOverlapWords`); without that bound, speech that repeats itself would match a whole
+/// repetition too far back and lose it.
 public struct TranscriptMerger: Sendable, Equatable {
     /// Words at each cut edge that may be dropped to find the common run.
     public var edgeSlack: Int
     /// The shortest common run accepted when edge words are dropped.
     public var minimumSlackOverlap: Int
+    /// The longest common run; `nil` for no bound.
+    public var maximumOverlapWords: Int?
 
-    public init(edgeSlack: Int = 2, minimumSlackOverlap: Int = 2) {
+    /// Fast speech, with room for subword tokens: the bound on words per second of overlap.
+    public static let wordsPerSecond = 5.0
+
+    public init(edgeSlack: Int = 2, minimumSlackOverlap: Int = 2, maximumOverlapWords: Int? = nil) {
         self.edgeSlack = edgeSlack
         self.minimumSlackOverlap = minimumSlackOverlap
+        self.maximumOverlapWords = maximumOverlapWords
+    }
+
+    /// This merger with the run bounded by what `seconds` of overlapping audio can hold.
+    public func bounded(toOverlapSeconds seconds: Double) -> TranscriptMerger {
+        var merger = self
+        merger.maximumOverlapWords = max(1, Int((seconds * Self.wordsPerSecond).rounded(.up)))
+        return merger
     }
 
     /// `existing` followed by `new`, with the words they share written once.
@@ -28,7 +45,8 @@ public struct TranscriptMerger: Sendable, Equatable {
         let nextKeys = next.map(Self.key)
 
         // Exact suffix = prefix first, longest first: the seed's rule, and the common case.
-        for length in stride(from: min(old.count, next.count), through: 1, by: -1)
+        let longest = min(old.count, next.count, maximumOverlapWords ?? .max)
+        for length in stride(from: longest, through: 1, by: -1)
         where oldKeys.suffix(length).elementsEqual(nextKeys.prefix(length)) {
             return (old + next.dropFirst(length)).joined(separator: " ")
         }
@@ -37,7 +55,7 @@ public struct TranscriptMerger: Sendable, Equatable {
         for dropped in 0...min(edgeSlack, old.count - 1) {
             let oldEnd = old.count - dropped
             for skipped in 0...min(edgeSlack, next.count - 1) where dropped + skipped > 0 {
-                let length = Self.commonRun(oldKeys[..<oldEnd], nextKeys[skipped...])
+                let length = Self.commonRun(oldKeys[..<oldEnd], nextKeys[skipped...], longest: maximumOverlapWords ?? .max)
                 if length >= minimumSlackOverlap, length > best?.length ?? 0 {
                     best = (oldEnd, skipped, length)
                 }
@@ -50,8 +68,8 @@ public struct TranscriptMerger: Sendable, Equatable {
     }
 
     /// The longest k such that the last k of `old` equal the first k of `next`.
-    private static func commonRun(_ old: ArraySlice<String>, _ next: ArraySlice<String>) -> Int {
-        for length in stride(from: min(old.count, next.count), through: 1, by: -1)
+    private static func commonRun(_ old: ArraySlice<String>, _ next: ArraySlice<String>, longest: Int) -> Int {
+        for length in stride(from: min(old.count, next.count, longest), through: 1, by: -1)
         where old.suffix(length).elementsEqual(next.prefix(length)) {
             return length
         }

@@ -13,6 +13,11 @@ enum ToneSentence {
         var token_ids: [Int]
         var text: String
         var spoken: String
+        var tones: [String: Double]
+        var timing: [String: Double]
+        var story: [String]
+        var story_ids: [Int]
+        var story_text: String
         var pronunciation_frame_symbols: [Int]
         var pronunciation_ids: [Int]
         var pronunciation: String

@@ -31,3 +31,16 @@ import SpeechRecognition
         #expect(merger.merge("over the hill x", "y the river") == "over the hill x y the river")
     }
 }
+
+@Suite struct BoundedMergerTests {
+    @Test func repeatedSpeechIsNotMatchedAWholeRepetitionBack() {
+        // Old: the phrase and the start of its repeat; new: the repeat's start and more.
+        let old = "one two three four five one two"
+        let new = "one two three four five one two three"
+        #expect(TranscriptMerger().merge(old, new) == "one two three four five one two three")
+        // The audio overlap holds at most 3 words, so only "one two" can be shared.
+        let bounded = TranscriptMerger(maximumOverlapWords: 3)
+        #expect(bounded.merge(old, new) == "one two three four five one two three four five one two three")
+        #expect(TranscriptMerger().bounded(toOverlapSeconds: 1.5).maximumOverlapWords == 8)
+    }
+}

@@ -1,0 +1,111 @@
+import DSP
+import Foundation
+import OnnxRuntime
+import Text
+
+/// What the recogniser heard in one piece of audio.
+public struct Recognition: Sendable, Equatable {
+    /// The transcript.
+    public var text: String
+    /// The token ids behind it, repeats collapsed and blanks dropped.
+    public var tokens: [Int]
+    /// The second head's reading (for example phones), when the model has one.
+    public var pronunciation: String?
+}
+
+/// An offline FastConformer CTC recogniser: 16 kHz audio -> NeMo features -> CTC head -> greedy CTC
+/// -> SentencePiece text, with an optional second CTC head over the same features.
+///
+/// A model folder holds:
+/// - `encoder.onnx` (any length) or `encoder_T<frames>.onnx`, one per length bucket, all taking
+///   `[1, 80, frames]` features and giving `[1, frames / 8, vocabulary + 1]` log-probabilities, blank last;
+/// - `tokenizer.model`, the SentencePiece model of the vocabulary;
+/// - optionally `pronunciation.onnx` or `pronunciation_T<frames>.onnx` with `pronunciation_vocab.txt`.
+public struct FastConformerRecognizer: ChunkTranscribing {
+    public let sampleRate = 16_000
+    /// The transcript head.
+    public let encoder: CTCHead
+    /// Decodes the transcript head's tokens.
+    public let tokenizer: any TokenDecoding
+    /// The second head and its symbols.
+    public let pronunciation: (head: CTCHead, vocabulary: SymbolVocabulary)?
+    /// The features the heads read.
+    public let features: NeMoFilterbank
+
+    /// Samples per feature frame.
+    static let hop = 160
+
+    /// Uses the heads and vocabularies given.
+    public init(encoder: CTCHead, tokenizer: any TokenDecoding,
+                pronunciation: (head: CTCHead, vocabulary: SymbolVocabulary)? = nil,
+                features: NeMoFilterbank = NeMoFilterbank(melCount: 80)) {
+        self.encoder = encoder
+        self.tokenizer = tokenizer
+        self.pronunciation = pronunciation
+        self.features = features
+    }
+
+    /// Loads the model in `folder`; `tokenizer` replaces the folder's `tokenizer.model` when given.
+    public init(folder: URL, tokenizer: (any TokenDecoding)? = nil, options: SessionOptions = SessionOptions(),
+                cache: SessionCache = SessionCache()) throws {
+        let remedy = "See `chorus transcribe --help` for the files a FastConformer model folder holds."
+        guard let encoder = CTCHead.find(stem: "encoder", in: folder, options: options, cache: cache) else {
+            throw RecognitionError.missingModelFile(
+                folder: folder.path, file: "encoder.onnx (or encoder_T<frames>.onnx per bucket)", remedy: remedy)
+        }
+        guard let tokenizer = try tokenizer ?? Self.loadTokenizer(folder.appendingPathComponent("tokenizer.model")) else {
+            throw RecognitionError.missingModelFile(folder: folder.path, file: "tokenizer.model", remedy: remedy)
+        }
+        var pronunciation: (head: CTCHead, vocabulary: SymbolVocabulary)?
+        if let head = CTCHead.find(stem: "pronunciation", in: folder, options: options, cache: cache) {
+            let vocabulary = folder.appendingPathComponent("pronunciation_vocab.txt")
+            guard FileManager.default.fileExists(atPath: vocabulary.path) else {
+                throw RecognitionError.missingModelFile(folder: folder.path, file: "pronunciation_vocab.txt",
+                                                        remedy: "The pronunciation head needs its symbols, one per line.")
+            }
+            pronunciation = (head, try SymbolVocabulary(contentsOf: vocabulary))
+        }
+        self.init(encoder: encoder, tokenizer: tokenizer, pronunciation: pronunciation)
+    }
+
+    /// The SentencePiece model at `url`, or `nil` when there is none.
+    static func loadTokenizer(_ url: URL) throws -> (any TokenDecoding)? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        // Text's SentencePiece model is not in yet; until it is, callers pass a tokenizer.
+        throw RecognitionError.unexpectedModel(path: url.path, reason: "SentencePiece decoding is not available in this build")
+    }
+
+    /// Audio one call takes: every sample up to the largest bucket's valid frames (`samples / 160`).
+    public var maximumChunkSamples: Int? {
+        encoder.maximumFrames.map { ($0 + 1) * Self.hop - 1 }
+    }
+
+    /// What is said in `samples` (16 kHz, at most `maximumChunkSamples`).
+    public func recognize(_ samples: [Float]) async throws -> Recognition {
+        let input = AcousticFeatures(features, samples: samples)
+        let transcript = try await Self.decode(encoder, input, tokenizer)
+        var reading: String?
+        if let pronunciation {
+            reading = try await Self.decode(pronunciation.head, input, pronunciation.vocabulary).text
+        }
+        return Recognition(text: transcript.text, tokens: transcript.tokens, pronunciation: reading)
+    }
+
+    public func transcribe(chunk samples: [Float]) async throws -> String {
+        try await recognize(samples).text
+    }
+
+    private static func decode(_ head: CTCHead, _ features: AcousticFeatures, _ vocabulary: any TokenDecoding)
+        async throws -> (text: String, tokens: [Int])
+    {
+        guard features.frames > 0 else { return ("", []) }
+        let output = try await head.logProbabilities(for: features)
+        guard output.classes == vocabulary.vocabularySize + 1 else {
+            throw RecognitionError.vocabularyMismatch(
+                path: head.modelPaths.first ?? "", vocabulary: vocabulary.vocabularySize, classes: output.classes)
+        }
+        var decoder = CTCGreedyDecoder.blankLast(vocabularySize: vocabulary.vocabularySize)
+        let tokens = decoder.decode(scores: output.values, classes: output.classes).map(\.id)
+        return (vocabulary.decode(tokens), tokens)
+    }
+}

@@ -1,0 +1,113 @@
+import Audio
+import Foundation
+import Testing
+@testable import SpeechRecognition
+
+/// Token ids as text, for comparing ids where no SentencePiece decoding is needed.
+struct PieceIDs: TokenDecoding {
+    let vocabularySize = 1000
+    func decode(_ ids: [Int]) -> String { ids.map(String.init).joined(separator: " ") }
+}
+
+@Suite struct FastConformerRecognizerTests {
+    static func clip() throws -> [Float] {
+        try WAVFile.readMono(contentsOf: ToneSentence.resources.appendingPathComponent("tone_sentence.wav")).samples
+    }
+
+    @Test func audioToTokensEqualsThePythonReference() async throws {
+        let golden = try ToneSentence.golden()
+        let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
+        let result = try await recognizer.recognize(try Self.clip())
+        #expect(result.tokens == golden.token_ids)
+        #expect(result.pronunciation == golden.pronunciation)
+    }
+
+    @Test func theLimitIsTheLargestBucket() throws {
+        let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
+        #expect(recognizer.maximumChunkSamples == 4801 * 160 - 1)
+    }
+
+    @Test func silenceAndEmptyAudioSayNothing() async throws {
+        let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
+        #expect(try await recognizer.recognize([]).text == "")
+        #expect(try await recognizer.recognize([Float](repeating: 0, count: 16000)).tokens == [])
+    }
+
+    @Test func aFolderWithoutAnEncoderNamesTheFile() throws {
+        let folder = FileManager.default.temporaryDirectory
+        #expect {
+            try FastConformerRecognizer(folder: folder, tokenizer: PieceIDs())
+        } throws: { error in
+            (error as? RecognitionError).map { "\($0)".contains("encoder.onnx") } ?? false
+        }
+    }
+
+    @Test func aVocabularyOfTheWrongSizeIsRefused() async throws {
+        struct Small: TokenDecoding {
+            let vocabularySize = 10
+            func decode(_ ids: [Int]) -> String { "" }
+        }
+        let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: Small())
+        await #expect(throws: RecognitionError.self) { try await recognizer.recognize(try Self.clip()) }
+    }
+}
+
+/// The golden file's story spoken as tones, as the generator would: each piece a tone, pieces of a
+/// word and words apart by short silences.
+func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
+    let timing = golden.timing
+    func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(seconds * 16000)) }
+    func tone(_ hertz: Double) -> [Float] {
+        let count = Int((timing["piece"]! * 16000).rounded())
+        return (0..<count).map { index in
+            let time = Double(index) / 16000
+            let ramp = min(1, min(time, Double(count - 1 - index) / 16000) / timing["ramp"]!)
+            return Float(timing["amplitude"]! * sin(2 * .pi * hertz * time) * ramp)
+        }
+    }
+    var audio = silence(timing["edge"]!)
+    for (position, word) in golden.story.enumerated() {
+        if position > 0 { audio += silence(timing["gap"]!) }
+        for (index, piece) in word.split(separator: " ").enumerated() {
+            if index > 0 { audio += silence(timing["inner_gap"]!) }
+            audio += tone(golden.tones[String(piece)]!)
+        }
+    }
+    return audio + silence(timing["edge"]!)
+}
+
+@Suite struct FastConformerChunkingTests {
+    let recognizer: FastConformerRecognizer
+    let story: [Float]
+    let storyText: String
+
+    init() throws {
+        recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
+        let golden = try ToneSentence.golden()
+        story = speakStory(golden)
+        storyText = golden.story_ids.map(String.init).joined(separator: " ")
+    }
+
+    @Test func theStoryIsHeardWhole() async throws {
+        #expect(try await recognizer.recognize(story).text == storyText)
+    }
+
+    @Test(arguments: [4000, 16000])
+    func liveMergedTranscriptEqualsTheOfflineOne(piece: Int) async throws {
+        let offline = try await recognizer.recognize(story).text
+        let live = try LiveTranscriber(recognizer: recognizer, inputRate: 16000)
+        var updates: [LiveTranscriber.Update] = []
+        for start in stride(from: 0, to: story.count, by: piece) {
+            updates += try await live.push(Array(story[start..<min(start + piece, story.count)]))
+        }
+        updates += try await live.finish()
+        #expect(updates.last == .final(offline))
+    }
+
+    @Test func audioLongerThanTheLargestBucketIsChunkedAndMerged() async throws {
+        let audio = story + story + story + story  // 59 s > 48 s
+        #expect(audio.count > recognizer.maximumChunkSamples!)
+        let text = try await recognizer.transcribe(audio)
+        #expect(text == [String](repeating: storyText, count: 4).joined(separator: " "))
+    }
+}
