@@ -19,7 +19,8 @@ public struct Recognition: Sendable, Equatable {
 /// A model folder holds:
 /// - `encoder.onnx` (any length) or `encoder_T<frames>.onnx`, one per length bucket, all taking
 ///   `[1, 80, frames]` features and giving `[1, frames / 8, vocabulary + 1]` log-probabilities, blank last;
-/// - `tokenizer.model`, the SentencePiece model of the vocabulary;
+/// - `tokens.txt` (`piece id` per line, as NeMo and sherpa-onnx exports ship it) or `tokenizer.model`,
+///   the SentencePiece model of the vocabulary;
 /// - optionally `pronunciation.onnx` or `pronunciation_T<frames>.onnx` with `pronunciation_vocab.txt`.
 public struct FastConformerRecognizer: ChunkTranscribing {
     public let sampleRate = 16_000
@@ -53,8 +54,8 @@ public struct FastConformerRecognizer: ChunkTranscribing {
             throw RecognitionError.missingModelFile(
                 folder: folder.path, file: "encoder.onnx (or encoder_T<frames>.onnx per bucket)", remedy: remedy)
         }
-        guard let tokenizer = try tokenizer ?? Self.loadTokenizer(folder.appendingPathComponent("tokenizer.model")) else {
-            throw RecognitionError.missingModelFile(folder: folder.path, file: "tokenizer.model", remedy: remedy)
+        guard let tokenizer = try tokenizer ?? Self.loadTokenizer(in: folder) else {
+            throw RecognitionError.missingModelFile(folder: folder.path, file: "tokens.txt or tokenizer.model", remedy: remedy)
         }
         var pronunciation: (head: CTCHead, vocabulary: SymbolVocabulary)?
         if let head = CTCHead.find(stem: "pronunciation", in: folder, options: options, cache: cache) {
@@ -68,11 +69,15 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         self.init(encoder: encoder, tokenizer: tokenizer, pronunciation: pronunciation)
     }
 
-    /// The SentencePiece model at `url`, or `nil` when there is none.
-    static func loadTokenizer(_ url: URL) throws -> (any TokenDecoding)? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        // Text's SentencePiece model is not in yet; until it is, callers pass a tokenizer.
-        throw RecognitionError.unexpectedModel(path: url.path, reason: "SentencePiece decoding is not available in this build")
+    /// The folder's vocabulary, or `nil` when it has none.
+    static func loadTokenizer(in folder: URL) throws -> (any TokenDecoding)? {
+        let tokens = folder.appendingPathComponent("tokens.txt")
+        if FileManager.default.fileExists(atPath: tokens.path) { return try PieceVocabulary(contentsOf: tokens) }
+        let model = folder.appendingPathComponent("tokenizer.model")
+        guard FileManager.default.fileExists(atPath: model.path) else { return nil }
+        // Text's SentencePiece model is not in yet; until it is, a folder needs tokens.txt.
+        throw RecognitionError.unexpectedModel(
+            path: model.path, reason: "this build reads SentencePiece vocabularies from tokens.txt only; add one")
     }
 
     /// Audio one call takes: every sample up to the largest bucket's valid frames (`samples / 160`).

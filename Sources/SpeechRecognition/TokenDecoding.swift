@@ -34,3 +34,47 @@ public struct SymbolVocabulary: TokenDecoding, Equatable {
         ids.compactMap { symbols.indices.contains($0) ? symbols[$0] : nil }.joined(separator: " ")
     }
 }
+
+/// A subword vocabulary as NeMo and sherpa-onnx exports list it in `tokens.txt`: one `piece id`
+/// per line, SentencePiece pieces whose `▁` marks a word start. The blank line (`<blk>`), if listed,
+/// must be last, as the head's blank is.
+public struct PieceVocabulary: TokenDecoding, Equatable {
+    public let pieces: [String]
+
+    public init(pieces: [String]) {
+        self.pieces = pieces
+    }
+
+    /// Reads `url`; each line is a piece and its id, in id order.
+    public init(contentsOf url: URL) throws {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw RecognitionError.missingModelFile(
+                folder: url.deletingLastPathComponent().path, file: url.lastPathComponent,
+                remedy: "It must be a UTF-8 text file with one `piece id` per line.")
+        }
+        var pieces: [String] = []
+        for line in text.split(whereSeparator: \.isNewline) where !line.isEmpty {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count >= 2, let id = Int(fields.last!), id == pieces.count else {
+                throw RecognitionError.unexpectedModel(
+                    path: url.path, reason: "line \(pieces.count + 1) is not `piece \(pieces.count)`")
+            }
+            pieces.append(fields.dropLast().joined(separator: " "))
+        }
+        if pieces.last == "<blk>" { pieces.removeLast() }
+        self.pieces = pieces
+    }
+
+    public var vocabularySize: Int { pieces.count }
+
+    /// The pieces joined, `▁` read as a space, control pieces (`<unk>`, `<s>`, `</s>`) left out.
+    public func decode(_ ids: [Int]) -> String {
+        var text = ""
+        for id in ids where pieces.indices.contains(id) {
+            let piece = pieces[id]
+            if piece.hasPrefix("<"), piece.hasSuffix(">") { continue }
+            text += piece.replacingOccurrences(of: "\u{2581}", with: " ")
+        }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+}

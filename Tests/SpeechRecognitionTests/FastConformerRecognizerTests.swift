@@ -22,6 +22,21 @@ struct PieceIDs: TokenDecoding {
         #expect(result.pronunciation == golden.pronunciation)
     }
 
+    @Test func audioToTextEqualsThePythonReference() async throws {
+        let golden = try ToneSentence.golden()
+        let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder)
+        let result = try await recognizer.recognize(try Self.clip())
+        #expect(result.text == golden.text)
+        #expect(result.text == golden.spoken)
+        #expect(result.tokens == golden.token_ids)
+    }
+
+    @Test func tokensTxtReadsAsTheSentencePieceModel() throws {
+        let vocabulary = try PieceVocabulary(contentsOf: ToneSentence.modelFolder.appendingPathComponent("tokens.txt"))
+        #expect(vocabulary.vocabularySize == 1000)
+        #expect(vocabulary.decode([16, 52, 22, 15, 0, 1]) == "I was toed")
+    }
+
     @Test func theLimitIsTheLargestBucket() throws {
         let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
         #expect(recognizer.maximumChunkSamples == 4801 * 160 - 1)
@@ -82,10 +97,10 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
     let storyText: String
 
     init() throws {
-        recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder, tokenizer: PieceIDs())
+        recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder)
         let golden = try ToneSentence.golden()
         story = speakStory(golden)
-        storyText = golden.story_ids.map(String.init).joined(separator: " ")
+        storyText = golden.story_text
     }
 
     @Test func theStoryIsHeardWhole() async throws {

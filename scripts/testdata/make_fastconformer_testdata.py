@@ -14,6 +14,8 @@ interface and a tiny body that makes the output depend on the audio in a known w
       listed in pronunciation_vocab.txt, blank last.
   fastconformer/tokenizer.model
       botchan_en_bpe_1000.model from the sentencepiece 0.2.3 sdist.
+  fastconformer/tokens.txt
+      the same vocabulary as NeMo and sherpa-onnx exports list it ("piece id" per line, <blk> last).
 
 Each of 12 pieces (whole words such as "▁the" and suffixes such as "ed") is a pure tone; the test
 clip speaks a sentence as tones with silences between words. The reference decode path, in Python
@@ -181,6 +183,10 @@ def main():
             out.write(archive.extractfile(member).read())
     sp = spm.SentencePieceProcessor(model_file=os.path.join(MODEL_DIR, "tokenizer.model"))
     vocabulary = sp.get_piece_size()
+    # The same vocabulary as NeMo / sherpa-onnx exports list it, blank last.
+    with open(os.path.join(MODEL_DIR, "tokens.txt"), "w", encoding="utf-8") as out:
+        out.writelines(f"{sp.id_to_piece(i)} {i}\n" for i in range(vocabulary))
+        out.write(f"<blk> {vocabulary}\n")
     filters = templates()
 
     column_of_token = [len(PIECES) + 1] * (vocabulary + 1)
