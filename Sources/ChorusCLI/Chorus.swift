@@ -16,6 +16,7 @@ struct Chorus: AsyncParsableCommand {
             VoicesCommand.self,
             FeaturesCommand.self,
             VADCommand.self,
+            TranscribeCommand.self,
         ]
     )
 }

@@ -11,6 +11,12 @@ public struct Recognition: Sendable, Equatable {
     public var tokens: [Int]
     /// The second head's reading (for example phones), when the model has one.
     public var pronunciation: String?
+
+    public init(text: String, tokens: [Int], pronunciation: String? = nil) {
+        self.text = text
+        self.tokens = tokens
+        self.pronunciation = pronunciation
+    }
 }
 
 /// An offline FastConformer CTC recogniser: 16 kHz audio -> NeMo features -> CTC head -> greedy CTC
