@@ -55,7 +55,7 @@ let package = Package(
                     resources: [.copy("Resources")]),
         .executableTarget(
             name: "ChorusCLI",
-            dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime",
+            dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime", "CosyVoice",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 

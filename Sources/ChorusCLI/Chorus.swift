@@ -14,6 +14,7 @@ struct Chorus: AsyncParsableCommand {
         subcommands: [
             SpeakCommand.self,
             VoicesCommand.self,
+            VoiceCommand.self,
             FeaturesCommand.self,
             VADCommand.self,
             TranscribeCommand.self,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CosyVoice
 import Foundation
 import Kokoro
 import Piper
@@ -6,7 +7,7 @@ import Speech
 
 /// The engines the command can load, by their command-line names.
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
-    case kokoro, piper
+    case kokoro, piper, cosyvoice
 
     /// Loads the engine from `model` (a Kokoro folder or a Piper `.onnx`), or its default model.
     func load(model: String? = nil, language: String? = nil) throws -> any SpeechSynthesizer {
@@ -21,6 +22,11 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
                 throw ValidationError("--language applies to Kokoro; a Piper voice speaks the language it was trained on.")
             }
             return try url.map { try PiperSynthesizer(modelPath: $0) } ?? PiperSynthesizer()
+        case .cosyvoice:
+            if language != nil {
+                throw ValidationError("--language applies to Kokoro; CosyVoice speaks the text as its voice prompt leads it.")
+            }
+            return try CosyVoiceSynthesizer(folder: url)
         }
     }
 }

@@ -51,6 +51,35 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     private let noise: FlowNoise
     private let voiceFolders: [String: URL]
 
+    /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).
+    public static var defaultFolder: URL { ModelDirectory.folder(for: "cosyvoice") }
+
+    /// Where the voices of a model folder live: its `voices` sub-folder.
+    public static func voicesFolder(of modelFolder: URL) -> URL {
+        modelFolder.appendingPathComponent("voices", isDirectory: true)
+    }
+
+    /// How to get the model, for the person whose folder is missing or incomplete.
+    public static func installHint(for folder: URL) -> String {
+        "Put the 12 ONNX files of the community export (huggingface.co/ayousanz/cosy-voice3-onnx) and the "
+            + "CosyVoice-BlankEN vocab.json and merges.txt in \(folder.path); for `chorus voice add` also "
+            + "campplus.onnx and speech_tokenizer_v3.onnx (FunAudioLLM/Fun-CosyVoice3-0.5B). Voices go in "
+            + "\(voicesFolder(of: folder).path)."
+    }
+
+    /// Loads the model folder `folder` (the default one when nil) with the voices in its `voices` sub-folder.
+    public convenience init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
+        let folder = folder ?? Self.defaultFolder
+        let models: ModelFolder
+        do {
+            models = try ModelFolder(url: folder)
+        } catch CosyVoiceError.missingModelFile(let name, _) {
+            throw SpeechError.modelMissing(engine: "cosyvoice", path: folder.appendingPathComponent(name).path,
+                                           remedy: Self.installHint(for: folder))
+        }
+        try self.init(models: models, voicesFolder: Self.voicesFolder(of: folder), configuration: configuration)
+    }
+
     /// Loads the models and the tokenizer in `models` and the voices in the sub-folders of `voicesFolder`.
     public convenience init(models: ModelFolder, voicesFolder: URL, configuration: Configuration = Configuration()) throws {
         try self.init(models: models, voicesFolder: voicesFolder, tokenizer: Frontend.loadTokenizer(from: models.url),
@@ -67,7 +96,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         frontend = Frontend(tokenizer: tokenizer)
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
-        let catalog = try Self.catalog(voicesFolder)
+        let catalog = try VoiceCatalog.entries(in: voicesFolder)
         voices = catalog.map(\.voice)
         voiceFolders = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0.folder) })
     }
@@ -138,32 +167,5 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-    }
-
-    /// Sub-folders of `folder` that hold a voice, sorted by name; an optional `voice.json`
-    /// (`{"language": "yue", "gender": "female", "summary": "..."}`) describes one.
-    static func catalog(_ folder: URL) throws -> [(voice: Voice, folder: URL)] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return try names.sorted().compactMap { name in
-            let url = folder.appendingPathComponent(name, isDirectory: true)
-            let complete = VoicePrompt.File.allCases.allSatisfy {
-                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
-            }
-            guard complete else { return nil }
-            var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)
-            if let data = FileManager.default.contents(atPath: url.appendingPathComponent("voice.json").path) {
-                let details = try JSONDecoder().decode(VoiceDetails.self, from: data)
-                voice.language = details.language ?? voice.language
-                voice.gender = details.gender ?? voice.gender
-                voice.summary = details.summary ?? voice.summary
-            }
-            return (voice, url)
-        }
-    }
-
-    private struct VoiceDetails: Decodable {
-        var language: String?
-        var gender: Voice.Gender?
-        var summary: String?
     }
 }

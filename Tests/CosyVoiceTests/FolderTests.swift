@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Speech
 import Text
 @testable import CosyVoice
 
@@ -103,5 +104,41 @@ import Text
     @Test func promptTextGetsTheInstructionOnce() {
         #expect(Frontend.promptText(transcript: "你好") == "You are a helpful assistant.<|endofprompt|>你好")
         #expect(Frontend.promptText(transcript: "Speak slowly.<|endofprompt|>你好") == "Speak slowly.<|endofprompt|>你好")
+    }
+}
+
+@Suite struct VoiceCatalogTests {
+    @Test func addsAndListsVoicesWithTheirDetails() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        try VoiceCatalog.add(prompt, id: "longjiaxin_v3", language: "yue", gender: .female, summary: "Cantonese", to: folder)
+        try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("not-a-voice"), withIntermediateDirectories: true)
+        let entries = try VoiceCatalog.entries(in: folder)
+        #expect(entries.map(\.voice.id) == ["a-first", "longjiaxin_v3"])
+        #expect(entries[1].voice.language == "yue")
+        #expect(entries[1].voice.gender == .female)
+        #expect(entries[1].voice.summary == "Cantonese")
+        #expect(entries[1].duration == 0.8)          // 20 tokens at 25 per second
+        #expect(try VoicePrompt(contentsOf: entries[1].folder) == prompt)
+
+        #expect(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
+        }
+        try VoiceCatalog.add(prompt, id: "a-first", language: "en", gender: .male, to: folder, replacing: true)
+        #expect(try VoiceCatalog.entries(in: folder)[0].voice.language == "en")
+        let invalid = try #require(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "../escape", language: "zh", gender: .male, to: folder)
+        }
+        #expect(invalid.description.contains("letters, digits"))
+    }
+
+    @Test func aMissingModelFolderSaysHowToGetIt() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: SpeechError.self) { try CosyVoiceSynthesizer(folder: folder) }
+        #expect(error.description.contains("text_embedding_fp32.onnx"))
+        #expect(error.description.contains("ayousanz/cosy-voice3-onnx"))
     }
 }

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Audio
+import CosyVoice
+import Foundation
+import Speech
+
+/// `chorus voice`: manage cloned voices.
+struct VoiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voice",
+        abstract: "Manage cloned voices.",
+        subcommands: [VoiceAddCommand.self]
+    )
+}
+
+/// `chorus voice add`: a new CosyVoice voice from a short clip and its exact transcript.
+struct VoiceAddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Clone a voice from a 2-6 s clip and the exact words it says.",
+        discussion: """
+            Example:
+              chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
+              chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
+            """
+    )
+
+    @Option(help: "The engine that clones: cosyvoice.")
+    var engine: EngineChoice = .cosyvoice
+
+    @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
+    var audio: String
+
+    @Option(help: "What the clip says, word for word.")
+    var text: String
+
+    @Option(help: "The new voice's id (letters, digits, - and _).")
+    var id: String
+
+    @Option(help: "Language or dialect of the voice, as a BCP 47 tag (zh, yue, en, ...).")
+    var language = "zh"
+
+    @Option(help: "female, male or unknown.")
+    var gender = Voice.Gender.unknown
+
+    @Option(help: ArgumentHelp("A CosyVoice model folder other than the default.", valueName: "path"))
+    var model: String?
+
+    @Flag(help: "Replace a voice with the same id.")
+    var replace = false
+
+    func run() async throws {
+        guard engine == .cosyvoice else {
+            throw ValidationError("Only cosyvoice clones voices; \(engine.rawValue) has its own fixed voices.")
+        }
+        let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
+        let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
+        let extractor: VoiceExtractor
+        do {
+            extractor = try VoiceExtractor(folder: folder)
+        } catch CosyVoiceError.missingModelFile(let name, _) {
+            throw SpeechError.modelMissing(engine: "cosyvoice", path: folder.appendingPathComponent(name).path,
+                                           remedy: CosyVoiceSynthesizer.installHint(for: folder))
+        }
+        let prompt = try extractor.voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
+        let summary = String(format: "%.1f s clip", prompt.duration)
+        let written = try VoiceCatalog.add(prompt, id: id, language: language, gender: gender, summary: summary,
+                                           to: CosyVoiceSynthesizer.voicesFolder(of: folder), replacing: replace)
+        print("added voice \(id): \(prompt.speechTokens.count) tokens (\(summary)) in \(written.path)")
+    }
+}
+
+extension Voice.Gender: ExpressibleByArgument {}

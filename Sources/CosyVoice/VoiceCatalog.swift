@@ -1,0 +1,75 @@
+import Foundation
+import Speech
+
+/// The voices in a folder: one sub-folder per voice holding the four `VoicePrompt` files, plus an
+/// optional `voice.json` (`{"language": "yue", "gender": "female", "summary": "..."}`) describing it.
+public enum VoiceCatalog {
+    /// The description file beside a voice's prompt files.
+    public static let detailsFile = "voice.json"
+
+    /// One voice of a catalog.
+    public struct Entry: Sendable {
+        public var voice: Voice
+        /// The voice's folder.
+        public var folder: URL
+        /// Length of its reference clip in seconds (from the prompt tokens, 25 per second).
+        public var duration: Double
+    }
+
+    /// The voices in `folder`, sorted by id; sub-folders missing a prompt file are not voices and are skipped.
+    public static func entries(in folder: URL) throws -> [Entry] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return try names.sorted().compactMap { name in
+            let url = folder.appendingPathComponent(name, isDirectory: true)
+            let complete = VoicePrompt.File.allCases.allSatisfy {
+                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
+            }
+            guard complete else { return nil }
+            var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)
+            if let data = FileManager.default.contents(atPath: url.appendingPathComponent(detailsFile).path) {
+                let details: Details
+                do {
+                    details = try JSONDecoder().decode(Details.self, from: data)
+                } catch {
+                    throw CosyVoiceError.invalidVoice(folder: url.path, problem: "\(detailsFile) is not valid: \(error)")
+                }
+                voice.language = details.language ?? voice.language
+                voice.gender = details.gender ?? voice.gender
+                voice.summary = details.summary ?? voice.summary
+            }
+            let tokenBytes = (try? FileManager.default.attributesOfItem(
+                atPath: url.appendingPathComponent(VoicePrompt.File.promptTokens.rawValue).path)[.size] as? Int) ?? 0
+            return Entry(voice: voice, folder: url, duration: Double(tokenBytes / 8) / 25)
+        }
+    }
+
+    /// Writes `prompt` as voice `id` into `folder`, with its description; refuses to replace a voice unless `replacing`.
+    @discardableResult
+    public static func add(_ prompt: VoicePrompt, id: String, language: String, gender: Voice.Gender,
+                           summary: String = "", to folder: URL, replacing: Bool = false) throws -> URL {
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), !id.hasPrefix("-") else {
+            throw CosyVoiceError.invalidVoice(folder: folder.appendingPathComponent(id).path,
+                                              problem: "the id '\(id)' must be letters, digits, '-' or '_'")
+        }
+        let destination = folder.appendingPathComponent(id, isDirectory: true)
+        if FileManager.default.fileExists(atPath: destination.path) {
+            guard replacing else {
+                throw CosyVoiceError.invalidVoice(folder: destination.path,
+                                                  problem: "a voice with this id exists; pick another id or replace it")
+            }
+            try FileManager.default.removeItem(at: destination)
+        }
+        try prompt.write(to: destination)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(Details(language: language, gender: gender, summary: summary))
+            .write(to: destination.appendingPathComponent(detailsFile))
+        return destination
+    }
+
+    private struct Details: Codable {
+        var language: String?
+        var gender: Voice.Gender?
+        var summary: String?
+    }
+}
