@@ -10,8 +10,14 @@ public enum TokenizerLoader {
             throw TokenizerError.unreadableFile(path: url.path, reason: "no such file or folder")
         }
         if isFolder.boolValue { return try BPETokenizer(folder: url) }
-        if url.pathExtension.lowercased() == "json" { return try BPETokenizer(tokenizerJSON: url) }
-        throw TokenizerError.unsupported(
-            path: url.path, feature: "a tokenizer file that is neither tokenizer.json nor a folder with vocab.json")
+        switch url.pathExtension.lowercased() {
+        case "json":
+            return try BPETokenizer(tokenizerJSON: url)
+        case "model":
+            return try SentencePieceTokenizer(contentsOf: url)
+        default:
+            throw TokenizerError.unsupported(
+                path: url.path, feature: "a tokenizer file that is neither a tokenizer.json nor a SentencePiece .model")
+        }
     }
 }
