@@ -18,6 +18,7 @@ struct Chorus: AsyncParsableCommand {
             FeaturesCommand.self,
             VADCommand.self,
             TranscribeCommand.self,
+            TokenizeCommand.self,
         ]
     )
 }
