@@ -25,8 +25,8 @@ public struct Recognition: Sendable, Equatable {
 /// A model folder holds:
 /// - `encoder.onnx` (any length) or `encoder_T<frames>.onnx`, one per length bucket, all taking
 ///   `[1, 80, frames]` features and giving `[1, frames / 8, vocabulary + 1]` log-probabilities, blank last;
-/// - `tokens.txt` (`piece id` per line, as NeMo and sherpa-onnx exports ship it) or `tokenizer.model`,
-///   the SentencePiece model of the vocabulary;
+/// - `tokenizer.model`, the SentencePiece model of the vocabulary, or `tokens.txt` (`piece id` per
+///   line, as NeMo and sherpa-onnx exports ship it);
 /// - optionally `pronunciation.onnx` or `pronunciation_T<frames>.onnx` with `pronunciation_vocab.txt`.
 public struct FastConformerRecognizer: ChunkTranscribing {
     public let sampleRate = 16_000
@@ -75,15 +75,13 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         self.init(encoder: encoder, tokenizer: tokenizer, pronunciation: pronunciation)
     }
 
-    /// The folder's vocabulary, or `nil` when it has none.
+    /// The folder's vocabulary, the SentencePiece model first; `nil` when it has none.
     static func loadTokenizer(in folder: URL) throws -> (any TokenDecoding)? {
+        let model = folder.appendingPathComponent("tokenizer.model")
+        if FileManager.default.fileExists(atPath: model.path) { return try SentencePieceVocabulary(contentsOf: model) }
         let tokens = folder.appendingPathComponent("tokens.txt")
         if FileManager.default.fileExists(atPath: tokens.path) { return try PieceVocabulary(contentsOf: tokens) }
-        let model = folder.appendingPathComponent("tokenizer.model")
-        guard FileManager.default.fileExists(atPath: model.path) else { return nil }
-        // Text's SentencePiece model is not in yet; until it is, a folder needs tokens.txt.
-        throw RecognitionError.unexpectedModel(
-            path: model.path, reason: "this build reads SentencePiece vocabularies from tokens.txt only; add one")
+        return nil
     }
 
     /// Audio one call takes: every sample up to the largest bucket's valid frames (`samples / 160`).
@@ -117,6 +115,6 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         }
         var decoder = CTCGreedyDecoder.blankLast(vocabularySize: vocabulary.vocabularySize)
         let tokens = decoder.decode(scores: output.values, classes: output.classes).map(\.id)
-        return (vocabulary.decode(tokens), tokens)
+        return (try vocabulary.decode(tokens), tokens)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Text
 
 /// Turns a CTC head's token ids into text: the SentencePiece model for the transcript, a symbol
 /// list for a pronunciation head.
@@ -6,7 +7,27 @@ public protocol TokenDecoding: Sendable {
     /// Tokens the head can emit, not counting the blank.
     var vocabularySize: Int { get }
     /// The text of `ids`.
-    func decode(_ ids: [Int]) -> String
+    func decode(_ ids: [Int]) throws -> String
+}
+
+/// A SentencePiece model (`tokenizer.model`) as a CTC vocabulary: Text's decoder, control pieces left out.
+public struct SentencePieceVocabulary: TokenDecoding {
+    public let tokenizer: SentencePieceTokenizer
+
+    public init(tokenizer: SentencePieceTokenizer) {
+        self.tokenizer = tokenizer
+    }
+
+    /// Reads the `.model` file at `url`.
+    public init(contentsOf url: URL) throws {
+        tokenizer = try SentencePieceTokenizer(contentsOf: url)
+    }
+
+    public var vocabularySize: Int { tokenizer.vocabularySize }
+
+    public func decode(_ ids: [Int]) throws -> String {
+        try tokenizer.decode(ids, skipsSpecialTokens: true)
+    }
 }
 
 /// A vocabulary read from a text file, one symbol per line in id order; decoded symbols are
@@ -67,7 +88,8 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
 
     public var vocabularySize: Int { pieces.count }
 
-    /// The pieces joined, `▁` read as a space, control pieces (`<unk>`, `<s>`, `</s>`) left out.
+    /// The pieces joined, `▁` read as a space, control pieces (`<unk>`, `<s>`, `</s>`) left out;
+    /// for byte pieces and normalisation use the SentencePiece model itself.
     public func decode(_ ids: [Int]) -> String {
         var text = ""
         for id in ids where pieces.indices.contains(id) {

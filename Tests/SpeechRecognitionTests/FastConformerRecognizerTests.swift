@@ -25,6 +25,7 @@ struct PieceIDs: TokenDecoding {
     @Test func audioToTextEqualsThePythonReference() async throws {
         let golden = try ToneSentence.golden()
         let recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder)
+        #expect(recognizer.tokenizer is SentencePieceVocabulary)
         let result = try await recognizer.recognize(try Self.clip())
         #expect(result.text == golden.text)
         #expect(result.text == golden.spoken)
@@ -32,9 +33,28 @@ struct PieceIDs: TokenDecoding {
     }
 
     @Test func tokensTxtReadsAsTheSentencePieceModel() throws {
-        let vocabulary = try PieceVocabulary(contentsOf: ToneSentence.modelFolder.appendingPathComponent("tokens.txt"))
-        #expect(vocabulary.vocabularySize == 1000)
-        #expect(vocabulary.decode([16, 52, 22, 15, 0, 1]) == "I was toed")
+        let golden = try ToneSentence.golden()
+        let pieces = try PieceVocabulary(contentsOf: ToneSentence.modelFolder.appendingPathComponent("tokens.txt"))
+        let model = try SentencePieceVocabulary(contentsOf: ToneSentence.modelFolder.appendingPathComponent("tokenizer.model"))
+        #expect(pieces.vocabularySize == 1000)
+        #expect(model.vocabularySize == 1000)
+        #expect(pieces.decode([16, 52, 22, 15, 0, 1]) == "I was toed")
+        #expect(try model.decode(golden.story_ids) == golden.story_text)
+        #expect(pieces.decode(golden.story_ids) == golden.story_text)
+    }
+
+    @Test func aFolderWithOnlyTokensTxtWorksToo() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["encoder_T800.onnx", "tokens.txt"] {
+            try FileManager.default.copyItem(at: ToneSentence.modelFolder.appendingPathComponent(name),
+                                             to: folder.appendingPathComponent(name))
+        }
+        let recognizer = try FastConformerRecognizer(folder: folder)
+        #expect(recognizer.tokenizer is PieceVocabulary)
+        #expect(recognizer.pronunciation == nil)
+        #expect(try await recognizer.recognize(try Self.clip()).text == (try ToneSentence.golden()).text)
     }
 
     @Test func theLimitIsTheLargestBucket() throws {
