@@ -1,6 +1,7 @@
 import Audio
 import Foundation
 import Testing
+import VAD
 @testable import SpeechRecognition
 
 /// Token ids as text, for comparing ids where no SentencePiece decoding is needed.
@@ -55,6 +56,17 @@ struct PieceIDs: TokenDecoding {
         #expect(recognizer.tokenizer is PieceVocabulary)
         #expect(recognizer.pronunciation == nil)
         #expect(try await recognizer.recognize(try Self.clip()).text == (try ToneSentence.golden()).text)
+    }
+
+    /// NeMo's own export: one model for any length, with a `length` input and an extra output.
+    @Test func aDynamicExportWithALengthInputGivesTheSameText() async throws {
+        let folder = ToneSentence.resources.appendingPathComponent("fastconformer_dynamic")
+        let recognizer = try FastConformerRecognizer(folder: folder)
+        #expect(recognizer.encoder.buckets == nil)
+        #expect(recognizer.maximumChunkSamples == nil)
+        #expect(try await recognizer.recognize(try Self.clip()).text == (try ToneSentence.golden()).text)
+        let story = speakStory(try ToneSentence.golden())
+        #expect(try await recognizer.transcribe(story + story) == [String](repeating: (try ToneSentence.golden()).story_text, count: 2).joined(separator: " "))
     }
 
     @Test func theLimitIsTheLargestBucket() throws {
@@ -137,6 +149,22 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
         }
         updates += try await live.finish()
         #expect(updates.last == .final(offline))
+    }
+
+    /// With speech segments (as Silero finds them) the cuts go into pauses and nothing needs merging.
+    @Test func longAudioIsCutAtPausesWhenThereAreSegments() async throws {
+        let audio = story + story + story + story
+        let sentence = story.count
+        // One segment per story copy, 0.2 s in from each end: pauses sit at the copies' seams.
+        let speech = (0..<4).map {
+            SpeechSegment(start: $0 * sentence + 3200, end: ($0 + 1) * sentence - 3200, sampleRate: 16000)
+        }
+        let planner = ChunkPlanner(maximumSamples: recognizer.maximumChunkSamples!, overlapSamples: 32000)
+        let chunks = planner.chunks(sampleCount: audio.count, speech: speech)
+        #expect(chunks.map(\.overlapsPrevious) == [false, false])
+        #expect(chunks.first?.samples.upperBound == 3 * sentence)
+        let text = try await recognizer.transcribe(audio, speech: speech)
+        #expect(text == [String](repeating: storyText, count: 4).joined(separator: " "))
     }
 
     @Test func audioLongerThanTheLargestBucketIsChunkedAndMerged() async throws {

@@ -16,6 +16,9 @@ interface and a tiny body that makes the output depend on the audio in a known w
       botchan_en_bpe_1000.model from the sentencepiece 0.2.3 sdist.
   fastconformer/tokens.txt
       the same vocabulary as NeMo and sherpa-onnx exports list it ("piece id" per line, <blk> last).
+  fastconformer_dynamic/encoder.onnx + tokens.txt
+      the encoder as NeMo's own ONNX export lays it out: any length, a `length` input [1] int64 and an
+      `encoded_lengths` output besides `logprobs`.
 
 Each of 12 pieces (whole words such as "▁the" and suffixes such as "ed") is a pure tone; the test
 clip speaks a sentence as tones with silences between words. The reference decode path, in Python
@@ -29,6 +32,7 @@ sentencepiece sentencepiece==0.2.3), whose path is the first argument.
 """
 import json
 import os
+import shutil
 import sys
 import tarfile
 import wave
@@ -140,6 +144,19 @@ def ctc_graph(name, frames, column_of_token, filters, gain, threshold):
     return model
 
 
+def with_length_input(model):
+    """NeMo's export interface: audio_signal plus length in, logprobs plus encoded_lengths out."""
+    graph = model.graph
+    graph.input.append(helper.make_tensor_value_info("length", TensorProto.INT64, [1]))
+    graph.initializer.extend([numpy_helper.from_array(np.array(SUBSAMPLING - 1, np.int64), "round_up"),
+                              numpy_helper.from_array(np.array(SUBSAMPLING, np.int64), "subsampling")])
+    graph.node.extend([helper.make_node("Add", ["length", "round_up"], ["length_up"]),
+                       helper.make_node("Div", ["length_up", "subsampling"], ["encoded_lengths"])])
+    graph.output.append(helper.make_tensor_value_info("encoded_lengths", TensorProto.INT64, [1]))
+    onnx.checker.check_model(model)
+    return model
+
+
 def run_head(path, features, valid):
     """The reference decode path up to token ids: bucket, pad, run, trim, argmax, collapse."""
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
@@ -196,6 +213,12 @@ def main():
     for frames in BUCKETS:
         onnx.save(ctc_graph(f"encoder_T{frames}", frames, column_of_token, filters, 4.0, THRESHOLD),
                   os.path.join(MODEL_DIR, f"encoder_T{frames}.onnx"))
+
+    dynamic_dir = os.path.join(OUT, "fastconformer_dynamic")
+    os.makedirs(dynamic_dir, exist_ok=True)
+    onnx.save(with_length_input(ctc_graph("encoder", None, column_of_token, filters, 4.0, THRESHOLD)),
+              os.path.join(dynamic_dir, "encoder.onnx"))
+    shutil.copy(os.path.join(MODEL_DIR, "tokens.txt"), dynamic_dir)
 
     symbol_columns = [len(PIECES) + 1] * (len(SYMBOLS) + 1)
     for symbol_index, symbol in enumerate(SYMBOLS):
