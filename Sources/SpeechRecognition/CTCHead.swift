@@ -15,6 +15,7 @@ public struct CTCHead: Sendable {
         case dynamic(String)
     }
 
+    /// The model files and the lengths they take.
     public let layout: Layout
     /// Input frames per output frame.
     public let subsampling: Int
@@ -22,6 +23,7 @@ public struct CTCHead: Sendable {
     public let options: SessionOptions
     private let cache: SessionCache
 
+    /// A head over the files of `layout`; sessions load through `cache` on first use.
     public init(layout: Layout, subsampling: Int = 8, options: SessionOptions = SessionOptions(),
                 cache: SessionCache = SessionCache()) {
         self.layout = layout

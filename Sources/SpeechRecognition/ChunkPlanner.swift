@@ -9,6 +9,7 @@ import VAD
 public struct ChunkPlanner: Sendable, Equatable {
     /// One planned chunk.
     public struct Chunk: Sendable, Equatable {
+        /// The chunk's samples in the whole audio.
         public var samples: Range<Int>
         /// Whether this chunk repeats the end of the one before (a cut without a pause).
         public var overlapsPrevious: Bool

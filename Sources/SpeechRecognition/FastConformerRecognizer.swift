@@ -29,6 +29,7 @@ public struct Recognition: Sendable, Equatable {
 ///   line, as NeMo and sherpa-onnx exports ship it);
 /// - optionally `pronunciation.onnx` or `pronunciation_T<frames>.onnx` with `pronunciation_vocab.txt`.
 public struct FastConformerRecognizer: ChunkTranscribing {
+    /// NeMo features are made from 16 kHz audio.
     public let sampleRate = 16_000
     /// The transcript head.
     public let encoder: CTCHead

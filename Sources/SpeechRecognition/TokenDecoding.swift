@@ -12,6 +12,7 @@ public protocol TokenDecoding: Sendable {
 
 /// A SentencePiece model (`tokenizer.model`) as a CTC vocabulary: Text's decoder, control pieces left out.
 public struct SentencePieceVocabulary: TokenDecoding {
+    /// The model, from Text.
     public let tokenizer: SentencePieceTokenizer
 
     public init(tokenizer: SentencePieceTokenizer) {
@@ -33,6 +34,7 @@ public struct SentencePieceVocabulary: TokenDecoding {
 /// A vocabulary read from a text file, one symbol per line in id order; decoded symbols are
 /// joined with spaces (a phone or letter sequence, as a pronunciation head emits).
 public struct SymbolVocabulary: TokenDecoding, Equatable {
+    /// The symbols by id.
     public let symbols: [String]
 
     public init(symbols: [String]) {
@@ -60,6 +62,7 @@ public struct SymbolVocabulary: TokenDecoding, Equatable {
 /// per line, SentencePiece pieces whose `▁` marks a word start. The blank line (`<blk>`), if listed,
 /// must be last, as the head's blank is.
 public struct PieceVocabulary: TokenDecoding, Equatable {
+    /// The pieces by id, without the blank.
     public let pieces: [String]
 
     public init(pieces: [String]) {

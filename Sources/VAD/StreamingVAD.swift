@@ -22,6 +22,7 @@ public struct StreamingVAD: Sendable {
     private var pending: [Float] = []
     private var silenceStart = 0
 
+    /// A stream over `vad` (its state is reset) with the thresholds and durations of `segmenter`.
     public init(vad: SileroVAD, segmenter: SpeechSegmenter = SpeechSegmenter()) throws {
         try segmenter.validate()
         self.vad = vad
