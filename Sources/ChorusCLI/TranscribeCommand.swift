@@ -79,15 +79,12 @@ struct TranscribeCommand: AsyncParsableCommand {
             ? samples : try Resampler.resample(samples, from: inputRate, to: recognizer.sampleRate)
         let runtime = try OnnxRuntime.shared()
         func recognizeOnce() async throws -> Recognition {
-            if let limit = recognizer.maximumChunkSamples, audio.count > limit {
-                var speech: [SpeechSegment] = []
-                if useVAD {
-                    var vad = try SileroVAD()
-                    speech = try vad.speechSegments(in: audio)
-                }
-                return Recognition(text: try await recognizer.transcribe(audio, speech: speech), tokens: [])
+            var speech: [SpeechSegment] = []
+            if useVAD, let limit = recognizer.maximumChunkSamples, audio.count > limit {
+                var vad = try SileroVAD()
+                speech = try vad.speechSegments(in: audio)
             }
-            return try await recognizer.recognize(audio)
+            return try await recognizer.recognize(audio, speech: speech)
         }
         if repeats > 0 { _ = try await recognizeOnce() }  // loads the sessions and warms them
         var result = Recognition(text: "", tokens: [])

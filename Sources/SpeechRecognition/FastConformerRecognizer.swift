@@ -2,6 +2,7 @@ import DSP
 import Foundation
 import OnnxRuntime
 import Text
+import VAD
 
 /// What the recogniser heard in one piece of audio.
 public struct Recognition: Sendable, Equatable {
@@ -90,8 +91,35 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         encoder.maximumFrames.map { ($0 + 1) * Self.hop - 1 }
     }
 
-    /// What is said in `samples` (16 kHz, at most `maximumChunkSamples`).
-    public func recognize(_ samples: [Float]) async throws -> Recognition {
+    /// What is said in `samples` (16 kHz) of any length. Audio longer than one call is cut as
+    /// `ChunkPlanner` plans (at the pauses between `speech` segments where possible) and both heads'
+    /// texts are merged; `tokens` then stays empty, as ids of merged chunks have no single sequence.
+    public func recognize(
+        _ samples: [Float], speech: [SpeechSegment] = [], overlapSeconds: Double = 2,
+        merger: TranscriptMerger = TranscriptMerger()
+    ) async throws -> Recognition {
+        guard let maximum = maximumChunkSamples, samples.count > maximum else { return try await recognize(chunk: samples) }
+        let planner = ChunkPlanner(maximumSamples: maximum,
+                                   overlapSamples: min(Int(overlapSeconds * Double(sampleRate)), maximum / 2 - 1))
+        let overlap = Double(planner.overlapSamples) / Double(sampleRate)
+        // Phones come several times faster than words: the pronunciation's shared run may be longer.
+        let words = merger.maximumOverlapWords == nil ? merger.bounded(toOverlapSeconds: overlap) : merger
+        var symbols = words
+        symbols.maximumOverlapWords = words.maximumOverlapWords.map { $0 * 4 }
+        var result = Recognition(text: "", tokens: [], pronunciation: pronunciation == nil ? nil : "")
+        for chunk in planner.chunks(sampleCount: samples.count, speech: speech) {
+            let piece = try await recognize(chunk: Array(samples[chunk.samples]))
+            func join(_ old: String, _ new: String, _ merger: TranscriptMerger) -> String {
+                chunk.overlapsPrevious ? merger.merge(old, new) : [old, new].filter { !$0.isEmpty }.joined(separator: " ")
+            }
+            result.text = join(result.text, piece.text, words)
+            if let reading = piece.pronunciation { result.pronunciation = join(result.pronunciation ?? "", reading, symbols) }
+        }
+        return result
+    }
+
+    /// What is said in `samples` (16 kHz, at most `maximumChunkSamples`), in one call per head.
+    public func recognize(chunk samples: [Float]) async throws -> Recognition {
         let input = AcousticFeatures(features, samples: samples)
         let transcript = try await Self.decode(encoder, input, tokenizer)
         var reading: String?
@@ -102,7 +130,7 @@ public struct FastConformerRecognizer: ChunkTranscribing {
     }
 
     public func transcribe(chunk samples: [Float]) async throws -> String {
-        try await recognize(samples).text
+        try await recognize(chunk: samples).text
     }
 
     private static func decode(_ head: CTCHead, _ features: AcousticFeatures, _ vocabulary: any TokenDecoding)

@@ -172,5 +172,10 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
         #expect(audio.count > recognizer.maximumChunkSamples!)
         let text = try await recognizer.transcribe(audio)
         #expect(text == [String](repeating: storyText, count: 4).joined(separator: " "))
+        // Both heads, merged alike.
+        let once = try await recognizer.recognize(story)
+        let whole = try await recognizer.recognize(audio)
+        #expect(whole.text == text)
+        #expect(whole.pronunciation == [String](repeating: once.pronunciation!, count: 4).joined(separator: " "))
     }
 }
