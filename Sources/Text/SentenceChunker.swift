@@ -24,6 +24,11 @@ public struct SentenceChunker: Sendable {
 
         /// Counts Unicode scalars.
         public static let unicodeScalars = Measure { $0.unicodeScalars.count }
+
+        /// Counts the tokens `tokenizer` makes of a piece (a piece it cannot encode counts as too long).
+        public static func tokens(of tokenizer: some TextTokenizer) -> Measure {
+            Measure { piece in (try? tokenizer.encode(String(piece)).count) ?? Int.max }
+        }
     }
 
     /// The largest piece length, in `measure` units, wherever a break makes it possible.

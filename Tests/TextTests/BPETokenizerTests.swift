@@ -83,3 +83,24 @@ import Testing
         #expect(try tokenizer.encode("a<|im_start|>b") == [64, 151644, 65])
     }
 }
+
+@Suite struct StreamingDecoderTests {
+    @Test func holdsBackSplitCharacters() throws {
+        let tokenizer = TestData.gpt2
+        let text = "Hello 🦙 and 希望, café!"
+        let ids = try tokenizer.encode(text)
+        var decoder = StreamingDecoder(tokenizer: tokenizer)
+        var pieces: [String] = []
+        for id in ids { pieces.append(try decoder.append(id)) }
+        pieces.append(decoder.finish())
+        #expect(pieces.joined() == text)
+        #expect(!pieces.contains { $0.contains("\u{FFFD}") })
+    }
+
+    @Test func finishShowsAnIncompleteCharacter() throws {
+        var decoder = StreamingDecoder(tokenizer: TestData.gpt2)
+        let ids = try TestData.gpt2.encode("🦙")
+        #expect(try decoder.append(ids[0]) == "")
+        #expect(decoder.finish() == "\u{FFFD}")
+    }
+}

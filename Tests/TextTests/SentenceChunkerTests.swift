@@ -97,3 +97,13 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct TokenMeasureTests {
+    @Test func chunksByTokens() throws {
+        let chunker = SentenceChunker(maxLength: 8, measure: .tokens(of: TestData.gpt2))
+        let text = "The quick brown fox jumps over the lazy dog. It was not amused, and said so at length."
+        let pieces = chunker.split(text)
+        #expect(pieces.joined() == text)
+        for piece in pieces { #expect(try TestData.gpt2.encode(piece).count <= 8, "\(piece)") }
+    }
+}

@@ -25,13 +25,16 @@ import Testing
         }
     }
 
-    /// Debug builds check every fourth document to keep `swift test` quick; `swift test -c release`
-    /// checks them all.
-    #if DEBUG
-    static let documentStride = 4
-    #else
-    static let documentStride = 1
-    #endif
+    /// Debug builds check every fourth document to keep `swift test` quick; release builds, or
+    /// CHORUS_FULL_CORPUS=1, check them all.
+    static let documentStride: Int = {
+        if ProcessInfo.processInfo.environment["CHORUS_FULL_CORPUS"] == "1" { return 1 }
+        #if DEBUG
+        return 4
+        #else
+        return 1
+        #endif
+    }()
 
     @Test(arguments: models)
     func matchesSentencePieceOnCorpus(name: String) throws {
