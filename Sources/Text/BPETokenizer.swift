@@ -24,6 +24,7 @@ public struct BPETokenizer: TextTokenizer {
     private let decodeOffsets: [Int32]
     private let specialIDs: Set<Int>
     private let addedByID: [Int: AddedToken]
+    private let addedByContent: [String: Int]
 
     /// A tokenizer from its parts; `merges` are token pairs in rank order.
     public init(
@@ -52,8 +53,13 @@ public struct BPETokenizer: TextTokenizer {
         self.template = template
         self.matcher = AddedTokenMatcher(addedTokens)
         var addedByID: [Int: AddedToken] = [:]
-        for token in addedTokens { addedByID[token.id] = token }
+        var addedByContent: [String: Int] = [:]
+        for token in addedTokens {
+            addedByID[token.id] = token
+            addedByContent[token.content] = token.id
+        }
         self.addedByID = addedByID
+        self.addedByContent = addedByContent
         self.specialIDs = Set(addedTokens.filter(\.isSpecial).map(\.id))
 
         // The bytes of every id, as the byte-level decoder reads them: a token whose characters
@@ -75,7 +81,7 @@ public struct BPETokenizer: TextTokenizer {
     public var vocabularySize: Int { decodeOffsets.count - 1 }
 
     public func id(of token: String) -> Int? {
-        if let added = addedTokens.last(where: { $0.content == token }) { return added.id }
+        if let added = addedByContent[token] { return added }
         return model.ids[token].map(Int.init)
     }
 
@@ -90,12 +96,15 @@ public struct BPETokenizer: TextTokenizer {
     /// next id, in order.
     public func addingSpecialTokens(_ tokens: [String]) -> BPETokenizer {
         var added = addedTokens
+        var indexByContent: [String: Int] = [:]
+        for (index, token) in added.enumerated() { indexByContent[token.content] = index }
         var next = max(model.ids.count, (added.map(\.id).max() ?? -1) + 1)
         for content in tokens {
-            if let index = added.firstIndex(where: { $0.content == content }) {
+            if let index = indexByContent[content] {
                 added[index].isSpecial = true
                 continue
             }
+            indexByContent[content] = added.count
             if let id = model.ids[content] {
                 added.append(AddedToken(content: content, id: Int(id)))
                 continue

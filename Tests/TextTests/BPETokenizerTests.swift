@@ -23,6 +23,20 @@ import Testing
         #expect(try tokenizer.decode(ids, skipsSpecialTokens: true) == "You are a helpful assistant.希望你以后能够做的比我还好呦。")
     }
 
+    /// NeuTTS-style prompts: tens of thousands of added speech tokens, matched whole.
+    @Test func manyAddedSpeechTokens() throws {
+        let names = ["<|TEXT_PROMPT_START|>", "<|TEXT_PROMPT_END|>"] + (0..<65536).map { "<|speech_\($0)|>" }
+        let tokenizer = TestData.qwen2.addingSpecialTokens(names)
+        #expect(tokenizer.id(of: "<|TEXT_PROMPT_START|>") == 151646)
+        #expect(tokenizer.id(of: "<|speech_65535|>") == 151648 + 65535)
+        let ids = try tokenizer.encode("<|TEXT_PROMPT_START|>hi there<|TEXT_PROMPT_END|><|speech_123|><|speech_7|>x<|speech_|>")
+        let plain = try TestData.qwen2.encode("hi there")
+        #expect(Array(ids.prefix(1 + plain.count)) == [151646] + plain)
+        #expect(Array(ids[(1 + plain.count)..<(4 + plain.count)]) == [151647, 151648 + 123, 151648 + 7])
+        #expect(try tokenizer.decode(ids) == "<|TEXT_PROMPT_START|>hi there<|TEXT_PROMPT_END|><|speech_123|><|speech_7|>x<|speech_|>")
+        #expect(try tokenizer.decode(ids, skipsSpecialTokens: true) == "hi therex<|speech_|>")
+    }
+
     @Test func decodesCharactersSplitAcrossTokens() throws {
         let tokenizer = TestData.gpt2
         let ids = try tokenizer.encode("🦙")
