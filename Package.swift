@@ -61,6 +61,7 @@ let package = Package(
 
         .executableTarget(name: "DSPBench", dependencies: ["Audio", "DSP"], path: "bench/DSPBench"),
         .executableTarget(name: "TextBench", dependencies: ["Text"], path: "bench/TextBench"),
+        .executableTarget(name: "CosyVoiceBench", dependencies: ["CosyVoice", "OnnxRuntime"], path: "bench/CosyVoiceBench"),
         .executableTarget(name: "ChorusBench", dependencies: ["Kokoro", "Piper", "Speech", "OnnxRuntime"]),
 
         .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),

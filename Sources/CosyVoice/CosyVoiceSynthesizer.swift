@@ -14,10 +14,14 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         public var samplingSeed: UInt64
         /// Seed of the fixed flow noise.
         public var noiseSeed: UInt64
+        /// Options of all 12 sessions. Spinning is off by default: the stages call their sessions in
+        /// turn (three per decode step), and each session's idle pool threads would otherwise spin and
+        /// take the cores from the next session's work (measured: HiFT on the test models 35-50 ms
+        /// without spinning, 150-500 ms with it, on a busy 2-core machine).
         public var sessionOptions: SessionOptions
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
-                    sessionOptions: SessionOptions = SessionOptions()) {
+                    sessionOptions: SessionOptions = SessionOptions(allowSpinning: false)) {
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed

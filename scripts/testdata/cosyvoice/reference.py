@@ -86,9 +86,10 @@ class SplitMix64:
 
 
 class Models:
-    def __init__(self, folder):
+    def __init__(self, folder, threads=1):
         options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")   # as Chorus's default
 
         def load(name):
             return ort.InferenceSession(os.path.join(folder, name + ".onnx"), options, providers=["CPUExecutionProvider"])
@@ -153,7 +154,7 @@ def sample(probs, decoded, rng, ignore_eos, max_trials=100):
             raise RuntimeError("sampling kept drawing stop ids before min_len")
 
 
-def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng):
+def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng, on_token=None):
     def embed_speech(tokens):
         return models.speech_embedding.run(None, {"token": np.array([tokens], np.int64)})[0]
 
@@ -176,6 +177,8 @@ def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng):
         if top in STOP_IDS:
             break
         out.append(top)
+        if on_token:
+            on_token(top)
         length += 1
         hidden, cache = models.backbone_decode.run(None, {
             "inputs_embeds": embed_speech([top]), "attention_mask": np.ones((1, length), np.float32),
@@ -317,36 +320,48 @@ def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_se
     return raw, tokens, mel, audio
 
 
-def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed):
+def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed, on_chunk=None):
     """upstream CosyVoice2Model.tts(stream=True) with CosyVoice3Model.token2wav: hop 25 (+ prompt
     padding to a multiple of 25) doubling to 100, 3 lookahead tokens, the flow over all tokens so far,
-    the vocoder over all mel so far, only new samples emitted (the last 8 mel frames held back)."""
+    the vocoder over all mel so far, only new samples emitted (the last 8 mel frames held back).
+    Chunks are made as the LLM draws tokens (upstream runs the LLM in a thread beside them)."""
     prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
-    raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed))
-    tokens = drop_long_silences(raw)       # the LLM runs ahead; chunking only depends on the filtered list
-    hop, offset, emitted, chunks, mel = 25, 0, 0, [], None
+    state = {"hop": 25, "offset": 0, "emitted": 0, "mel": None, "silent_run": 0}
+    tokens, chunks = [], []
     padding = -(-len(prompt_tokens) // 25) * 25 - len(prompt_tokens)
 
     def chunk(upto, finalize):
-        nonlocal mel, emitted
         generated = flow_mel(models, tokens[:upto], prompt_tokens, prompt_mel, voice["embedding"], noise_seed,
                              finalize=finalize)
-        fresh = generated[:, min(2 * offset, generated.shape[1]):]
-        mel = fresh if mel is None else np.concatenate([mel, fresh], axis=1)
+        fresh = generated[:, min(2 * state["offset"], generated.shape[1]):]
+        mel = fresh if state["mel"] is None else np.concatenate([state["mel"], fresh], axis=1)
+        state["mel"] = mel
         audio = vocode(models, mel)
         end = len(audio) if finalize else max(0, (mel.shape[1] - HOLDBACK_FRAMES) * 480)
-        if end > emitted:
-            chunks.append(audio[emitted:end])
-            emitted = end
+        if end > state["emitted"]:
+            chunks.append(audio[state["emitted"]:end])
+            state["emitted"] = end
+            if on_chunk:
+                on_chunk(chunks[-1])
 
-    for count in range(1, len(tokens) + 1):
+    def on_token(token):
+        # the silence filter of llm_job, applied as tokens arrive
+        if token in SILENT_TOKENS:
+            state["silent_run"] += 1
+            if state["silent_run"] > MAX_SILENT_RUN:
+                return
+        else:
+            state["silent_run"] = 0
+        tokens.append(token)
         while True:
-            this_hop = hop + padding if offset == 0 else hop
-            if count < offset + this_hop + LOOKAHEAD:
+            this_hop = state["hop"] + padding if state["offset"] == 0 else state["hop"]
+            if len(tokens) < state["offset"] + this_hop + LOOKAHEAD:
                 break
-            chunk(offset + this_hop + LOOKAHEAD, False)
-            offset += this_hop
-            hop = min(100, hop * 2)
+            chunk(state["offset"] + this_hop + LOOKAHEAD, False)
+            state["offset"] += this_hop
+            state["hop"] = min(100, state["hop"] * 2)
+
+    llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed), on_token=on_token)
     chunk(len(tokens), True)
     return tokens, chunks
 

@@ -1,0 +1,105 @@
+// CosyVoiceBench: times Chorus's CosyVoice pipeline stage by stage (LLM, flow, vocoder), whole and
+// streamed, and how much of it is spent inside ONNX Runtime's Run; prints JSON for
+// bench/cosyvoice_bench.py, which runs the Python reference on the same models in the same run.
+import CosyVoice
+import Foundation
+import OnnxRuntime
+
+struct Case: Decodable {
+    var promptTextTokens: [Int]
+    var textTokens: [Int]
+    var samplingSeed: UInt64
+    var noiseSeed: UInt64
+}
+
+struct Run: Encodable {
+    var llm = 0.0, flow = 0.0, vocoder = 0.0, whole = 0.0, inRun = 0.0, runCalls = 0
+    var llmInRun = 0.0, flowInRun = 0.0, vocoderInRun = 0.0
+    var firstChunk = 0.0, streamed = 0.0, streamInRun = 0.0
+}
+
+struct Report: Encodable {
+    var threads: Int
+    var tokens: Int
+    var audioSeconds: Double
+    var runs: [Run]
+}
+
+func option(_ name: String, _ fallback: String? = nil) throws -> String {
+    let arguments = CommandLine.arguments
+    if let index = arguments.firstIndex(of: name), index + 1 < arguments.count { return arguments[index + 1] }
+    guard let fallback else {
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
+            "usage: CosyVoiceBench --model DIR --voice DIR --case case.json [--threads N] [--runs N]; missing \(name)"])
+    }
+    return fallback
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
+func measure() throws {
+    let model = URL(fileURLWithPath: try option("--model"))
+    let voiceFolder = URL(fileURLWithPath: try option("--voice"))
+    let input = try JSONDecoder().decode(Case.self, from: Data(contentsOf: URL(fileURLWithPath: try option("--case"))))
+    let threads = Int(try option("--threads", "2")) ?? 2
+    let runs = Int(try option("--runs", "3")) ?? 3
+
+    var configuration = CosyVoiceSynthesizer.Configuration(samplingSeed: input.samplingSeed, noiseSeed: input.noiseSeed)
+    configuration.sessionOptions.intraOpThreads = threads
+    let engine = try CosyVoiceSynthesizer(models: ModelFolder(url: model), voicesFolder: voiceFolder.deletingLastPathComponent(),
+                                          tokenizer: Frontend.loadTokenizer(from: model), configuration: configuration)
+    let voice = try VoicePrompt(contentsOf: voiceFolder)
+    let prompt = voice.aligned()
+    let runtime = try OnnxRuntime.shared()
+    let clock = ContinuousClock()
+    _ = try engine.synthesize(promptText: input.promptTextTokens, text: input.textTokens, voice: voice)  // warm-up
+
+    var report = Report(threads: threads, tokens: 0, audioSeconds: 0, runs: [])
+    for _ in 0..<runs {
+        var run = Run()
+        runtime.resetStatistics()
+        let start = clock.now
+        // The stages as the facade runs them, timed one by one.
+        var random = SeededRandom(seed: input.samplingSeed)
+        let sampled = try engine.languageModel.generate(promptText: input.promptTextTokens, text: input.textTokens,
+                                                        promptSpeech: prompt.speechTokens, random: &random)
+        let afterLLM = clock.now
+        run.llmInRun = seconds(runtime.statistics.duration)
+        let tokens = SilenceFilter.filter(sampled)
+        let mel = try engine.flow.mel(tokens: tokens, voice: prompt, noise: FlowNoise(seed: input.noiseSeed))
+        let afterFlow = clock.now
+        run.flowInRun = seconds(runtime.statistics.duration) - run.llmInRun
+        let audio = try engine.vocoder.audio(for: mel)
+        let end = clock.now
+        run.vocoderInRun = seconds(runtime.statistics.duration) - run.llmInRun - run.flowInRun
+        run.llm = seconds(afterLLM - start)
+        run.flow = seconds(afterFlow - afterLLM)
+        run.vocoder = seconds(end - afterFlow)
+        run.whole = seconds(end - start)
+        run.inRun = seconds(runtime.statistics.duration)
+        run.runCalls = runtime.statistics.runs
+        report.tokens = tokens.count
+        report.audioSeconds = Double(audio.count) / Double(Vocoder.sampleRate)
+
+        runtime.resetStatistics()
+        let streamStart = clock.now
+        var first: Duration?
+        try engine.streamSynthesis(promptText: input.promptTextTokens, text: input.textTokens, voice: voice) { _ in
+            if first == nil { first = clock.now - streamStart }
+        }
+        run.streamed = seconds(clock.now - streamStart)
+        run.firstChunk = seconds(first ?? .zero)
+        run.streamInRun = seconds(runtime.statistics.duration)
+        report.runs.append(run)
+    }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+}
+
+do {
+    try measure()
+} catch {
+    FileHandle.standardError.write(Data("CosyVoiceBench: \(error)\n".utf8))
+    exit(1)
+}
