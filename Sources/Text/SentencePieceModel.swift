@@ -67,6 +67,14 @@ public struct SentencePieceModel: Sendable {
                 sawTrainer = true
             case (3, .bytes(let normalizer)):
                 try readNormalizer(normalizer, source: source)
+            case (5, .bytes(let denormalizer)):
+                // A denormaliser rewrites decoded text; none of the models we know use one.
+                var spec = ProtobufReader(bytes: denormalizer, source: source)
+                while let (field, value) = try spec.next() {
+                    if field == 2, case .bytes(let map) = value, !map.isEmpty {
+                        throw TokenizerError.unsupported(path: source, feature: "a denormalizer_spec with rules")
+                    }
+                }
             default:
                 break
             }

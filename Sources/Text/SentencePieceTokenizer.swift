@@ -270,6 +270,8 @@ public struct SentencePieceTokenizer: TextTokenizer {
 
     // MARK: - Decoding
 
+    /// The text of `ids` as `sentencepiece` decodes it: control pieces (`<s>`, `</s>`) always leave
+    /// no text, whatever `skipsSpecialTokens` says; byte pieces join into UTF-8.
     public func decode(_ ids: [Int], skipsSpecialTokens: Bool) throws -> String {
         var output: [UInt8] = []
         var pendingBytes: [UInt8] = []

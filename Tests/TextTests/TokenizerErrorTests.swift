@@ -75,6 +75,12 @@ import Testing
         #expect(Self.message { _ = try TokenizerLoader.load(URL(fileURLWithPath: "/tmp/none.model")) }.contains("/tmp/none.model"))
     }
 
+    @Test func invalidUTF8() throws {
+        #expect(throws: TokenizerError.invalidUTF8(offset: 3)) { try TestData.gpt2.encode(utf8: [0x61, 0x62, 0x63, 0xE4, 0xB8]) }
+        #expect(throws: TokenizerError.invalidUTF8(offset: 1)) { try TestData.gpt2.encode(utf8: [0x61, 0xC0, 0x80]) }
+        #expect(try TestData.gpt2.encode(utf8: Array("Hello".utf8)) == [15496])
+    }
+
     @Test func unknownIDs() throws {
         let tokenizer = try SentencePieceTests.tokenizer("botchan_en_unigram_1000")
         #expect(throws: TokenizerError.unknownID(1000)) { try tokenizer.decode([1000]) }

