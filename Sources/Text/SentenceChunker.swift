@@ -178,7 +178,9 @@ struct BreakFinder {
             let after = end < characters.count ? characters[end] : nil
             let standsAlone = wide || after == nil || after!.isWhitespace
                 || (after.map(Self.isCJK) ?? false) || (before.map(Self.isCJK) ?? false)
-            if standsAlone {
+            // Between digits a mark is part of a number (`３．１４`, `１，０００`), even a full-width one.
+            let insideNumber = end == i + 1 && (before?.isNumber ?? false) && (after?.isNumber ?? false)
+            if standsAlone, !insideNumber {
                 let level: BreakLevel = sentence && !isAbbreviation(endingAt: i) ? .sentence : .clause
                 mark(skipWhitespace(from: end), level)
             }

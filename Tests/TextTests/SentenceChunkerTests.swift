@@ -15,6 +15,8 @@ import Testing
         #expect(chunker.split("Pi is 3.14, and 1,000 is 12:30. Dr. Smith agrees.") ==
             ["Pi is 3.14, and 1,000 is 12:30. ", "Dr. Smith agrees."])
         #expect(chunker.split("See e.g. the list. Then go.") == ["See e.g. the list. ", "Then go."])
+        #expect(chunker.split("圆周率是３．１４，人口１，０００万。好。") == ["圆周率是３．１４，人口１，０００万。", "好。"])
+        #expect(chunker.split("价格是3.5元。") == ["价格是3.5元。"])
     }
 
     @Test func packsSentencesWhenAsked() {
