@@ -13,6 +13,12 @@ for a real export folder and voice.
 
     swift build -c release --product CosyVoiceBench
     python3 bench/cosyvoice_bench.py [--threads 2] [--runs 3] [--model DIR --voice DIR]
+
+Memory over a long decode (resident memory every 250 steps against the KV cache's own growth):
+
+    .build/release/CosyVoiceBench --model Tests/CosyVoiceTests/Resources/model \
+        --voice Tests/CosyVoiceTests/Resources/voice --case Tests/CosyVoiceTests/Resources/golden/case.json \
+        --decode-steps 2000
 """
 import argparse
 import json

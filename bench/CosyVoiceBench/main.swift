@@ -97,7 +97,52 @@ func measure() throws {
     print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
 }
 
+/// Resident memory in bytes (Linux /proc/self/statm; 0 elsewhere).
+func residentBytes() -> Int {
+    #if os(Linux)
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    #else
+    return 0
+    #endif
+}
+
+/// `--decode-steps N`: N greedy decode steps (no EOS is drawn on the test models), resident memory
+/// every 250 steps, against the KV cache's own growth.
+func measureMemory(steps: Int) throws {
+    let model = URL(fileURLWithPath: try option("--model"))
+    let voice = try VoicePrompt(contentsOf: URL(fileURLWithPath: try option("--voice"))).aligned()
+    let input = try JSONDecoder().decode(Case.self, from: Data(contentsOf: URL(fileURLWithPath: try option("--case"))))
+    let sessions = try ModelFolder(url: model).loadSessions(options: CosyVoiceSynthesizer.Configuration().sessionOptions)
+    let llm = LanguageModel(sessions: sessions)
+    let text = Array(repeating: input.textTokens, count: steps / 20 / input.textTokens.count + 1).flatMap { $0 }
+    var random = SeededRandom(seed: 0)
+    var samples: [(step: Int, bytes: Int)] = [(0, residentBytes())]
+    var count = 0
+    try llm.generate(promptText: input.promptTextTokens, text: Array(text.prefix(steps / 20)),
+                     promptSpeech: voice.speechTokens, sampling: .greedy, random: &random) { _ in
+        count += 1
+        if count % 250 == 0 { samples.append((count, residentBytes())) }
+    }
+    let cachePerStep = 48 * 2 * 64 * 4
+    print("decode steps: \(count); KV cache grows \(cachePerStep) bytes per step")
+    for sample in samples {
+        print(String(format: "step %5d  resident %7.1f MB  cache %6.1f MB", sample.step,
+                     Double(sample.bytes) / 1e6, Double(sample.step * cachePerStep) / 1e6))
+    }
+    if let first = samples.first(where: { $0.step == 500 }), let last = samples.last, last.step > first.step {
+        let growth = Double(last.bytes - first.bytes) / Double(last.step - first.step)
+        print(String(format: "from step %d to %d: %.0f bytes per step resident (%.2f x the cache's own growth)",
+                     first.step, last.step, growth, growth / Double(cachePerStep)))
+    }
+}
+
 do {
+    if let steps = CommandLine.arguments.firstIndex(of: "--decode-steps").flatMap({ Int(CommandLine.arguments[$0 + 1]) }) {
+        try measureMemory(steps: steps)
+        exit(0)
+    }
     try measure()
 } catch {
     FileHandle.standardError.write(Data("CosyVoiceBench: \(error)\n".utf8))
