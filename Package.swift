@@ -99,3 +99,33 @@ package.targets += [
 package.targets.first { $0.name == "Streaming" }!.dependencies += [
     .target(name: "CAlsa", condition: .when(platforms: [.linux])),
 ]
+
+// Streaming's cloud providers, a product of their own so that an app importing `Streaming` pulls in no NIO.
+package.products += [.library(name: "StreamingCloud", targets: ["StreamingCloud"])]
+package.dependencies += [
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+]
+package.targets += [
+    .target(
+        name: "StreamingCloud",
+        dependencies: ["Streaming",
+                       .product(name: "Logging", package: "swift-log"),
+                       .product(name: "NIOCore", package: "swift-nio"),
+                       .product(name: "HTTPTypes", package: "swift-http-types"),
+                       .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                       .product(name: "WSClient", package: "swift-websocket")]
+    ),
+    .testTarget(
+        name: "StreamingCloudTests",
+        dependencies: ["StreamingCloud", "Streaming",
+                       .product(name: "Hummingbird", package: "hummingbird"),
+                       .product(name: "HummingbirdTesting", package: "hummingbird"),
+                       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")]
+    ),
+]
