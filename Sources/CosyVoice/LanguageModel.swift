@@ -69,7 +69,7 @@ public struct LanguageModel: Sendable {
 
         var tokens: [Int] = []
         for step in 0..<limits.upperBound {
-            let logits = try decoder.output("logits", of: ["hidden_state": hidden]).floats()
+            let logits = try decoder.output("logits", of: ["hidden_state": decoder.fitting(hidden, to: "hidden_state")]).floats()
             let probabilities = Self.softmax(logits)
             let token = try draw(probabilities, history: tokens, sampling: sampling, random: &random,
                                  allowStop: step >= limits.lowerBound, step: step)
@@ -81,8 +81,9 @@ public struct LanguageModel: Sendable {
             length += 1
             let embedded = try speechEmbedding.output("embedded", of: ["token": Tensor([Int64(token)], shape: [1, 1])])
             let next = try backboneDecode.run([
-                "inputs_embeds": embedded,
+                "inputs_embeds": backboneDecode.fitting(embedded, to: "inputs_embeds"),
                 "attention_mask": backboneDecode.floatTensor(ones(length), shape: [1, length], for: "attention_mask"),
+                // Fed back exactly as returned: the runtime's element type and shape, never re-read.
                 "past_key_values": cache,
             ])
             guard let nextHidden = next["hidden_states"], let nextCache = next["new_past_key_values"] else {

@@ -176,6 +176,14 @@ extension InferenceSession {
         }
     }
 
+    /// `tensor` as input `name` declares it: the tensor itself when the element types agree (no copy,
+    /// as for the KV cache), else its values converted (an embedding returned as float32 feeding a
+    /// backbone exported with float16 inputs).
+    func fitting(_ tensor: Tensor, to input: String) throws -> Tensor {
+        guard let declared = self.input(named: input)?.elementType, declared != tensor.elementType else { return tensor }
+        return try floatTensor(tensor.floats(), shape: tensor.shape, for: input)
+    }
+
     /// Runs with `feeds` and returns output `name`, checking that it is there.
     func output(_ name: String, of feeds: [String: Tensor]) throws -> Tensor {
         let results = try run(feeds, outputs: [name])

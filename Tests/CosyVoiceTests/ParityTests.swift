@@ -74,6 +74,30 @@ import Text
         #expect(difference <= 1e-4)
     }
 
+    /// The seed app's fp16 bug: a backbone exported without keep_io_types returns a float16 KV cache
+    /// (and float16 hidden states); the cache must go back in as float16, untouched.
+    @Test func carriesAFloat16CacheThroughTheDecodeLoop() throws {
+        let golden = try TestResources.goldenCase()
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestResources.models.path) {
+            let variant = TestResources.root.appendingPathComponent("backbone-fp16-io").appendingPathComponent(name)
+            let source = FileManager.default.fileExists(atPath: variant.path) ? variant
+                : TestResources.models.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(name))
+        }
+        let sessions = try ModelFolder(url: folder).loadSessions()
+        #expect(sessions[.backboneDecode].output(named: "new_past_key_values")?.elementType == .float16)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice).aligned()
+        var random = SeededRandom(seed: golden.samplingSeed)
+        let tokens = try LanguageModel(sessions: sessions).generate(
+            promptText: golden.promptTextTokens, text: golden.textTokens, promptSpeech: voice.speechTokens, random: &random)
+        // float16 rounding moves the logits a little, so the draws may part from float32's sooner or later.
+        let agreeing = zip(tokens, golden.sampledTokens).prefix { $0 == $1 }.count
+        print("CosyVoice float16 cache: \(tokens.count) tokens, the first \(agreeing) as with float32")
+        #expect(agreeing >= 10)
+    }
+
     @Test func speaksThroughTheSharedProtocol() async throws {
         let golden = try TestResources.goldenCase()
         let engine = try synthesizer(golden)

@@ -15,6 +15,9 @@ element type or the feedback between steps produces different logits. The decode
 favour a few dozen tokens (including the silent ones) and give EOS a few per cent, so sampling,
 the repetition rule, the stop rule and the silent-token filter all run on a short utterance.
 
+backbone-fp16-io/ holds the two backbone files again with float16 inputs and outputs (the KV cache
+included), as an export without keep_io_types declares them.
+
 Deterministic: fixed seed, fixed ir_version and opset, no timestamps; running it again
 reproduces the committed bytes. Needs PyPI `onnx` and numpy.
 
@@ -323,6 +326,37 @@ def speech_tokenizer():
            [value("indices", I64, [1, "tokens"])], "speech_tokenizer_v3.onnx")
 
 
+def float16_boundary(filename, names, folder):
+    """A copy of `filename` whose float inputs and outputs in `names` are float16 at the boundary, as
+    an export without keep_io_types has them (the KV cache included): the case where a runtime that
+    re-reads fp16 bytes as fp32 corrupts every step."""
+    model = onnx.load(os.path.join(OUT, filename))
+    graph = model.graph
+    casts = []
+    for value in graph.input:
+        if value.name in names:
+            inner = value.name + "_f32"
+            for node in graph.node:
+                node.input[:] = [inner if i == value.name else i for i in node.input]
+            casts.append(helper.make_node("Cast", [value.name], [inner], to=F32))
+            value.type.tensor_type.elem_type = F16
+    for value in graph.output:
+        if value.name in names:
+            inner = value.name + "_f32"
+            for node in graph.node:
+                node.output[:] = [inner if o == value.name else o for o in node.output]
+                node.input[:] = [inner if i == value.name else i for i in node.input]
+            casts.append(helper.make_node("Cast", [inner], [value.name], to=F16))
+            value.type.tensor_type.elem_type = F16
+    nodes = [n for n in casts if n.output[0].endswith("_f32")] + list(graph.node) + \
+        [n for n in casts if not n.output[0].endswith("_f32")]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(model, os.path.join(folder, filename))
+
+
 def tokenizer_files():
     # A tiny Qwen2-style byte-level BPE: the 256 byte symbols, a few merges, and <|endofprompt|>
     # as an added token in tokenizer_config.json. Enough for the folder check, not for real text.
@@ -365,4 +399,9 @@ if __name__ == "__main__":
     campplus()
     speech_tokenizer()
     tokenizer_files()
+    fp16 = os.path.join(OUT, "..", "backbone-fp16-io")
+    float16_boundary("llm_backbone_initial_fp16.onnx",
+                     {"inputs_embeds", "attention_mask", "hidden_states", "past_key_values"}, fp16)
+    float16_boundary("llm_backbone_decode_fp16.onnx",
+                     {"inputs_embeds", "attention_mask", "past_key_values", "hidden_states", "new_past_key_values"}, fp16)
     print("wrote CosyVoice test models to", os.path.abspath(OUT))
