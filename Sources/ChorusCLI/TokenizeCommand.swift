@@ -64,7 +64,8 @@ struct TokenizeCommand: ParsableCommand {
         }
         var input = try TextInput.decode(FileHandle.standardInput.readDataToEndOfFile(), source: "standard input")
         // A shell's here-string or echo ends with one newline that is not part of the text.
-        if input.hasSuffix("\n") { input.removeLast() }
+        // (Compared by scalar: text ending in "\r" plus that newline is one "\r\n" Character.)
+        if input.unicodeScalars.last == "\n" { input.unicodeScalars.removeLast() }
         return input
     }
 }
