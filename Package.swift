@@ -99,6 +99,9 @@ package.targets += [
 package.targets.first { $0.name == "Streaming" }!.dependencies += [
     .target(name: "CAlsa", condition: .when(platforms: [.linux])),
 ]
+package.targets += [
+    .executableTarget(name: "StreamingBench", dependencies: ["Streaming", "Kokoro", "Piper", "Speech"], path: "bench/StreamingBench"),
+]
 
 // Streaming's cloud providers, a product of their own so that an app importing `Streaming` pulls in no NIO.
 package.products += [.library(name: "StreamingCloud", targets: ["StreamingCloud"])]

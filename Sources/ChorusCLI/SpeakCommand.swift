@@ -37,11 +37,17 @@ struct SpeakCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print progress even for short text.")
     var verbose = false
 
+    @OptionGroup var streaming: StreamingSpeechOptions
+
     func validate() throws {
         guard (0.5...2).contains(speed) else { throw ValidationError("--speed must be between 0.5 and 2; got \(speed).") }
     }
 
     func run() async throws {
+        if streaming.stream {
+            return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
+                                             voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose).run()
+        }
         let text = try input.read()
         guard let output else {
             throw ValidationError("No output file. Add -o FILE.wav.")

@@ -38,6 +38,7 @@ public final class AlsaSink: AudioSink, @unchecked Sendable {
 
     public func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
         let format = SinkFormat(sampleRate: source.sampleRate, channels: source.channels)
+        chorus_alsa_silence_library_errors()
         var handle: OpaquePointer?
         let opened = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard opened >= 0, let pcm = handle else {

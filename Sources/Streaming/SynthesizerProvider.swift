@@ -87,3 +87,10 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
         }
     }
 }
+
+extension SpeechSynthesizer {
+    /// A streaming provider that speaks with this engine; callable on `any SpeechSynthesizer`.
+    public func streamingProvider(voice: String? = nil, speed: Float = 1) -> any TTSProvider {
+        SynthesizerProvider(synthesizer: self, voice: voice, speed: speed)
+    }
+}

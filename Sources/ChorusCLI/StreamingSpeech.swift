@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import Speech
+import Streaming
+
+/// The options of `chorus speak --stream`.
+struct StreamingSpeechOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Speak while the text is still arriving: each sentence is synthesised and played as soon as it is complete.",
+        discussion: "Without -o it plays on the sound device; -o FILE.wav writes a file; -o - writes audio to standard output as it is made. Text on standard input is read as it comes: llm-cli | chorus speak --stream -"))
+    var stream = false
+
+    @Option(help: "With --stream -o -: wav (a header with open-ended sizes, then samples) or pcm (samples only).")
+    var format: StreamOutputFormat = .wav
+
+    @Option(help: ArgumentHelp("With --stream: the ALSA device to play on.", valueName: "name"))
+    var device: String = "default"
+}
+
+/// What `--stream -o -` writes.
+enum StreamOutputFormat: String, CaseIterable, ExpressibleByArgument {
+    case wav, pcm
+}
+
+/// `chorus speak --stream`: text in as it arrives, audio out as it is made, through the streaming pipeline.
+struct StreamingSpeech {
+    var options: StreamingSpeechOptions
+    var input: TextInput
+    var output: String?
+    var engine: EngineOptions
+    var voice: String?
+    var speed: Float
+    var sampleFormat: SampleFormatChoice
+    var verbose: Bool
+
+    func run() async throws {
+        let sink = try makeSink()
+        let synthesizer = try engine.load()
+        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        let controller = StreamingTTSController(
+            provider: synthesizer.streamingProvider(voice: voice, speed: speed), sink: sink)
+        let started = ContinuousClock.now
+        let firstAudio = Task { () -> Duration? in
+            for await status in controller.status {
+                if case .playing = status { return ContinuousClock.now - started }
+            }
+            return nil
+        }
+        try await controller.start()
+        if readsStandardInputIncrementally {
+            StandardInputReader(controller: controller).start()
+        } else {
+            controller.yield(text: try input.read())
+            controller.finish()
+        }
+        try await controller.waitUntilFinished()
+        let statistics = await controller.statistics
+        let latency = await firstAudio.value
+        let elapsed = ContinuousClock.now - started
+        var summary = String(format: "%@: %.2f s of audio at %d Hz in %.2f s", sink.name,
+                             statistics.playedDuration, statistics.sinkFormat?.sampleRate ?? 0, elapsed.seconds)
+        if let latency { summary += String(format: ", playback started after %.2f s", latency.seconds) }
+        if verbose || output != "-" { SpeakCommand.status(summary + "\n") }
+    }
+
+    /// Standard input is read as it comes unless the text is an argument or a file.
+    private var readsStandardInputIncrementally: Bool {
+        input.file == nil && (input.text == nil || input.text == "-")
+    }
+
+    private func makeSink() throws -> any AudioSink {
+        switch output {
+        case nil:
+            return try DeviceSink.make(device: options.device)
+        case "-":
+            return PCMStreamSink(container: options.format == .wav ? .wav : .raw, sampleFormat: sampleFormat.format)
+        case let path?:
+            let url = URL(fileURLWithPath: path)
+            try SpeakCommand.checkWritable(url)
+            return WAVFileSink(url: url, sampleFormat: sampleFormat.format)
+        }
+    }
+}
+
+/// Feeds standard input to a controller as it arrives, on a thread of its own because reads block.
+private struct StandardInputReader: Sendable {
+    let controller: StreamingTTSController
+
+    func start() {
+        let thread = Thread { [controller] in
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending += buffer[..<count]
+                if let (text, rest) = Self.decodeWholeCharacters(pending) {
+                    if !text.isEmpty { controller.yield(text: text) }
+                    pending = rest
+                } else {
+                    SpeakCommand.status("chorus: standard input is not valid UTF-8; stopping there.\n")
+                    break
+                }
+            }
+            controller.finish()
+        }
+        thread.name = "chorus-stdin"
+        thread.start()
+    }
+
+    /// The longest prefix of `bytes` that is valid UTF-8, and the up to three bytes of a character
+    /// cut by the read; nil when the bytes are not UTF-8 at all.
+    static func decodeWholeCharacters(_ bytes: [UInt8]) -> (String, [UInt8])? {
+        for cut in 0...min(3, bytes.count) {
+            if let text = String(validating: bytes[..<(bytes.count - cut)], as: UTF8.self) {
+                return (text, Array(bytes[(bytes.count - cut)...]))
+            }
+        }
+        return nil
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
