@@ -47,6 +47,9 @@ public actor LiveTranscriber {
     private let partialSamples: Int
     private let leadingSamples: Int
 
+    /// Audio held for the current utterance: at most about two chunks while it goes on.
+    var bufferedSamples: Int { utterance.count }
+
     /// The current utterance's audio at the recogniser's rate, from stream offset `origin`.
     private var utterance: [Float] = []
     private var origin = 0
@@ -128,6 +131,8 @@ public actor LiveTranscriber {
             committed = merger(overlapping: committedEnd - start).merge(committed, piece)
             committedEnd = start + chunkSamples
         }
+        // No later chunk reaches further back than one chunk before the committed end.
+        dropAudio(before: committedEnd - chunkSamples)
         if speaking, sinceLastPartial >= partialSamples {
             sinceLastPartial = 0
             let text = try await text(upTo: utterance.count)

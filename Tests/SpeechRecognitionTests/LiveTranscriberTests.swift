@@ -66,6 +66,18 @@ struct BlockWordRecognizer: ChunkTranscribing {
         #expect(partials[5].hasPrefix("w1 w2"))
     }
 
+    @Test func aLongStreamKeepsOnlyAboutTwoChunksOfAudio() async throws {
+        let live = try LiveTranscriber(recognizer: BlockWordRecognizer(), inputRate: 16000)
+        let audio = BlockWordRecognizer.speak(1...60)
+        var most = 0
+        for start in stride(from: 0, to: audio.count, by: 8000) {
+            _ = try await live.push(Array(audio[start..<min(start + 8000, audio.count)]))
+            most = max(most, await live.bufferedSamples)
+        }
+        #expect(most <= 2 * 8 * 16000 + 8000)
+        #expect(try await live.finish().last == .final(BlockWordRecognizer.text(1...60)))
+    }
+
     @Test func otherRatesAreResampledFirst() async throws {
         let audio16k = BlockWordRecognizer.speak(1...10)
         let audio32k = audio16k.flatMap { [$0, $0] }
