@@ -140,6 +140,18 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         return stream.tokens
     }
 
+    /// Longest piece of text the LLM reads at once, in text tokens (upstream `split_paragraph`'s token_max_n).
+    public static let maximumTextTokens = 80
+
+    /// `text` cut at sentence ends into pieces of at most `maximumTextTokens` tokens, short sentences
+    /// packed together, as upstream's front end splits a paragraph before synthesising each piece.
+    func pieces(of text: String) -> [String] {
+        SentenceChunker(maxLength: Self.maximumTextTokens, measure: .tokens(of: frontend.tokenizer), packsSentences: true)
+            .split(text)
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+    }
+
     /// The voice folder `id` names (the default voice when `nil`).
     public func voicePrompt(_ id: String?) throws -> VoicePrompt {
         let voice = try self.voice(id)
@@ -155,16 +167,18 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     }
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
                     let voice = try voicePrompt(request.voice)
-                    let ids = try frontend.tokens(transcript: voice.text, text: request.text)
-                    if request.speed == 1 {
-                        try streamSynthesis(promptText: ids.prompt, text: ids.text, voice: voice) { samples in
-                            continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: request.text))
+                    for piece in pieces(of: request.text) {
+                        let ids = try frontend.tokens(transcript: voice.text, text: piece)
+                        if request.speed == 1 {
+                            try streamSynthesis(promptText: ids.prompt, text: ids.text, voice: voice) { samples in
+                                continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
+                            }
+                        } else {
+                            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                            let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice,
+                                                        speed: request.speed)
+                            continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                         }
-                    } else {
-                        // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                        let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice,
-                                                    speed: request.speed)
-                        continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: request.text))
                     }
                     continuation.finish()
                 } catch {
