@@ -11,25 +11,30 @@ public enum Resampler {
 
 /// A high-quality resampler for any pair of rates that takes its input in chunks of any size.
 ///
-/// The filter is a Kaiser-windowed sinc, flat to 91.5% of the lower Nyquist frequency and 130 dB down from
-/// Nyquist on, applied as an exact polyphase bank (or, for rates with no small common ratio, interpolated
-/// between 2,048 phases). Each output depends only on the absolute input positions around it, so feeding the
-/// input in chunks gives bit-for-bit the result of feeding it at once; `finish` flushes the filter's tail.
-/// The output is aligned with the input: no delay is added.
+/// The response is flat to 91.5% of the lower Nyquist frequency and at least 150 dB down from that Nyquist
+/// frequency on, with linear phase. It runs in two stages around the rate `F`, twice the lower of the two
+/// rates: the sharp low-pass runs at `F` by FFT overlap-save (`SharpFilterStage`, halving or doubling the
+/// rate), and a short polyphase filter (`PolyphaseStage`) converts between `F` and the other rate; its
+/// transition band is wide because whatever it lets fold back lands where the sharp stage removes it.
+/// Each output depends only on absolute input positions, so feeding the input in chunks gives bit-for-bit the
+/// result of feeding it at once; `finish` flushes the filters' tails. The output is aligned with the input:
+/// no delay is added.
 public struct StreamingResampler: Sendable {
     /// The input rate in Hz.
     public let inputRate: Int
     /// The output rate in Hz.
     public let outputRate: Int
 
-    private let filter: ResamplingFilter
-    /// Input not yet fully used; `buffer[0]` is input position `bufferStart`.
-    private var buffer: [Float]
-    /// Next output's position in the input: `nextIndex + nextPhase / filter.up`, `nextIndex` relative to `buffer`.
-    private var nextIndex = 0
-    private var nextPhase = 0
+    /// Downsampling: polyphase (if the input rate is not F) then sharp decimation.
+    /// Upsampling: sharp interpolation then polyphase (if the output rate is not F).
+    private var polyphase: PolyphaseStage?
+    private var sharp: SharpFilterStage?
+    private let downsampling: Bool
     private var inputCount = 0
     private var outputCount = 0
+
+    /// Stopband attenuation of the polyphase stage in dB.
+    static let polyphaseAttenuation = 160.0
 
     /// Creates a resampler from `inputRate` to `outputRate` Hz.
     public init(inputRate: Int, outputRate: Int) throws {
@@ -37,121 +42,78 @@ public struct StreamingResampler: Sendable {
         guard outputRate > 0 else { throw AudioFileError.invalidSampleRate(outputRate) }
         self.inputRate = inputRate
         self.outputRate = outputRate
-        filter = ResamplingFilter(inputRate: inputRate, outputRate: outputRate)
-        buffer = []
-        reset()
+        downsampling = outputRate < inputRate
+        guard inputRate != outputRate else { return }
+        let lower = min(inputRate, outputRate)
+        let rateF = 2 * lower
+        sharp = SharpFilterStage(mode: downsampling ? .decimate : .interpolate)
+        let other = downsampling ? inputRate : outputRate
+        if other != rateF {
+            // Passes the lower band; stops from F - lower / 2, whose folds land above lower / 2.
+            let filter = ResamplingFilter(
+                inputRate: downsampling ? inputRate : rateF, outputRate: downsampling ? rateF : outputRate,
+                passband: Double(lower) / 2, stopband: 1.5 * Double(lower), attenuation: Self.polyphaseAttenuation)
+            polyphase = PolyphaseStage(filter: filter)
+        }
     }
 
-    /// Input samples the output lags behind: the outputs for the last `latency` inputs wait for more input
-    /// or for `finish()`.
-    public var latency: Int { filter.taps / 2 }
+    /// Input samples the output lags behind at most: the outputs for the last `latency` inputs wait for more
+    /// input or for `finish()`.
+    public var latency: Int {
+        guard let sharp else { return 0 }
+        let rateF = 2 * min(inputRate, outputRate)
+        let polyphaseLatency = polyphase?.latency ?? 0
+        if downsampling {
+            return polyphaseLatency + (sharp.latency * inputRate + rateF - 1) / rateF
+        }
+        return sharp.latency + (polyphaseLatency * inputRate + rateF - 1) / rateF
+    }
 
     /// Resamples the next chunk; returns every output sample the input so far fully determines.
     public mutating func process(_ samples: [Float]) -> [Float] {
         inputCount += samples.count
-        if inputRate == outputRate {
-            outputCount += samples.count
-            return samples
+        let output: [Float]
+        if sharp == nil {
+            output = samples
+        } else if downsampling {
+            output = sharp!.process(polyphase?.process(samples) ?? samples)
+        } else {
+            let middle = sharp!.process(samples)
+            output = polyphase?.process(middle) ?? middle
         }
-        buffer += samples
-        return drain()
+        outputCount += output.count
+        return output
     }
 
     /// Flushes the outputs still waiting for input past the end, then resets for a new stream.
     public mutating func finish() -> [Float] {
         defer { reset() }
-        if inputRate == outputRate { return [] }
-        let total = (inputCount * filter.up + filter.down - 1) / filter.down
-        buffer += [Float](repeating: 0, count: filter.taps)
-        var tail = drain()
-        tail.removeLast(max(0, outputCount - total))
+        guard sharp != nil else { return [] }
+        let total = (inputCount * outputRate + inputRate - 1) / inputRate
+        let rateF = 2 * min(inputRate, outputRate)
+        // The middle signal runs on past the last output so that the second stage sees its true tail.
+        let middleTotal = (inputCount * rateF + inputRate - 1) / inputRate + 64
+        var tail: [Float]
+        if downsampling {
+            tail = []
+            if polyphase != nil { tail = sharp!.process(polyphase!.finish(total: middleTotal)) }
+            tail += sharp!.finish(total: total)
+        } else if polyphase == nil {
+            tail = sharp!.finish(total: total)
+        } else {
+            tail = polyphase!.process(sharp!.finish(total: middleTotal))
+            tail += polyphase!.finish(total: total)
+        }
+        // The middle signal's extra samples may have produced outputs past the end.
+        tail.removeLast(max(0, outputCount + tail.count - total))
         return tail
     }
 
     /// Back to the state of a new resampler.
     public mutating func reset() {
-        // Half a filter of silence before the first input lets output 0 see inputs -taps/2+1 ... taps/2.
-        buffer = [Float](repeating: 0, count: filter.taps / 2 - 1)
-        nextIndex = 0
-        nextPhase = 0
         inputCount = 0
         outputCount = 0
-    }
-
-    private mutating func drain() -> [Float] {
-        let taps = filter.taps
-        guard buffer.count >= taps + nextIndex else { return [] }
-        let available = buffer.count - taps
-        // Outputs whose window fits: count how many before computing, to allocate once.
-        var count = 0
-        var endIndex = nextIndex
-        var endPhase = nextPhase
-        let up = filter.up
-        let down = filter.down
-        let step = down / up
-        let phaseStep = down % up
-        while endIndex <= available {
-            count += 1
-            endIndex += step
-            endPhase += phaseStep
-            if endPhase >= up { endPhase -= up; endIndex += 1 }
-        }
-        let output = [Float](unsafeUninitializedCapacity: count) { out, initialized in
-            var index = nextIndex
-            var phase = nextPhase
-            buffer.withUnsafeBufferPointer { input in
-                filter.coefficients.withUnsafeBufferPointer { bank in
-                    let inputBase = input.baseAddress!
-                    let bankBase = bank.baseAddress!
-                    for k in 0..<count {
-                        let window = inputBase + index
-                        if filter.exact {
-                            out[k] = Self.dot(window, bankBase + phase * taps, taps)
-                        } else {
-                            let position = Double(phase) * Double(ResamplingFilter.tableRows) / Double(up)
-                            let row = Int(position)
-                            let weight = Float(position - Double(row))
-                            let lower = Self.dot(window, bankBase + row * taps, taps)
-                            let upper = Self.dot(window, bankBase + (row + 1) * taps, taps)
-                            out[k] = lower + weight * (upper - lower)
-                        }
-                        index += step
-                        phase += phaseStep
-                        if phase >= up { phase -= up; index += 1 }
-                    }
-                }
-            }
-            initialized = count
-        }
-        // Keep only the inputs a future output can still reach.
-        let consumed = min(endIndex, buffer.count)
-        buffer.removeFirst(consumed)
-        nextIndex = endIndex - consumed
-        nextPhase = endPhase
-        outputCount += count
-        return output
-    }
-
-    /// Dot product in a fixed order (independent of where the window starts), so chunking never changes bits.
-    @inline(__always)
-    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
-        var acc0 = SIMD8<Float>()
-        var acc1 = SIMD8<Float>()
-        var i = 0
-        let rawA = UnsafeRawPointer(a)
-        let rawB = UnsafeRawPointer(b)
-        while i + 16 <= count {
-            acc0 += rawA.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-                * rawB.loadUnaligned(fromByteOffset: 4 * i, as: SIMD8<Float>.self)
-            acc1 += rawA.loadUnaligned(fromByteOffset: 4 * i + 32, as: SIMD8<Float>.self)
-                * rawB.loadUnaligned(fromByteOffset: 4 * i + 32, as: SIMD8<Float>.self)
-            i += 16
-        }
-        var sum = (acc0 + acc1).sum()
-        while i < count {
-            sum += a[i] * b[i]
-            i += 1
-        }
-        return sum
+        sharp?.reset()
+        polyphase?.reset()
     }
 }

@@ -22,24 +22,21 @@ struct ResamplingFilter: Sendable {
     /// Exact tables up to this many phases; beyond it, interpolation between this many rows.
     static let tableRows = 2048
 
-    /// Passband edge and stopband start as fractions of the lower Nyquist frequency, and the stopband
-    /// attenuation in dB. The stopband starts at Nyquist, so nothing above it folds back into the output.
-    static let passbandEnd = 0.915
-    static let stopbandStart = 1.0
-    static let attenuation = 130.0
-
-    init(inputRate: Int, outputRate: Int) {
+    /// The filter for `inputRate` -> `outputRate` that keeps everything below `passband` Hz and removes
+    /// everything from `stopband` Hz on by `attenuation` dB (stopbands above the lower Nyquist frequency
+    /// let the transition band fold back, for a later stage to remove).
+    init(inputRate: Int, outputRate: Int, passband: Double, stopband: Double, attenuation: Double) {
         let divisor = Self.gcd(inputRate, outputRate)
         up = outputRate / divisor
         down = inputRate / divisor
-        // Everything is measured in input samples; for downsampling the filter is stretched by down/up.
-        let scale = min(1, Double(up) / Double(down))
-        let cutoff = 0.5 * scale * (Self.passbandEnd + Self.stopbandStart) / 2  // cycles per input sample
-        let transition = 0.5 * scale * (Self.stopbandStart - Self.passbandEnd)
-        let length = (Self.attenuation - 7.95) / (14.36 * transition)
-        let half = max(2, Int((length / 2).rounded(.up)))
+        // Everything is measured in input samples.
+        let cutoff = (passband + stopband) / 2 / Double(inputRate)  // cycles per input sample
+        let transition = (stopband - passband) / Double(inputRate)
+        let length = (attenuation - 7.95) / (14.36 * transition)
+        // Whole runs of 8 taps, for the vector dot product.
+        let half = max(4, 4 * Int((length / 8).rounded(.up)))
         taps = 2 * half
-        let beta = 0.1102 * (Self.attenuation - 8.7)
+        let beta = 0.1102 * (attenuation - 8.7)
         let windowNorm = Self.besselI0(beta)
         exact = up <= Self.tableRows
         rows = exact ? up : Self.tableRows + 1
