@@ -161,6 +161,34 @@ public struct FFT: Sendable {
         }
     }
 
+    /// Eight transforms at once, one per lane: `size` values in place, scratch of `scratchCount` values.
+    /// Sizes that need Bluestein's algorithm run lane by lane.
+    public func forward(
+        lanes re: UnsafeMutablePointer<SIMD8<Float>>, _ im: UnsafeMutablePointer<SIMD8<Float>>,
+        scratchRe: UnsafeMutablePointer<SIMD8<Float>>, scratchIm: UnsafeMutablePointer<SIMD8<Float>>
+    ) {
+        switch plan {
+        case .stockham(let stages):
+            var source = (re, im)
+            var target = (scratchRe, scratchIm)
+            for stage in stages {
+                Self.run(stage, size: size, from: source, to: target)
+                swap(&source, &target)
+            }
+            if source.0 != re {
+                re.update(from: source.0, count: size)
+                im.update(from: source.1, count: size)
+            }
+        case .bluestein:
+            var laneRe = [Float](repeating: 0, count: size), laneIm = laneRe
+            for lane in 0..<8 {
+                for index in 0..<size { (laneRe[index], laneIm[index]) = (re[index][lane], im[index][lane]) }
+                forward(real: &laneRe, imag: &laneIm)
+                for index in 0..<size { (re[index][lane], im[index][lane]) = (laneRe[index], laneIm[index]) }
+            }
+        }
+    }
+
     /// Values each scratch buffer of `forward(_:_:scratchRe:scratchIm:)` must hold.
     public var scratchCount: Int {
         switch plan {
@@ -204,10 +232,10 @@ public struct FFT: Sendable {
 
     /// One Stockham pass: butterfly `j` reads `x[j + r * N/R]`, twiddles by `w^(r * (j mod span))` and writes
     /// `y[(j / span) * span * R + j mod span + r * span]`.
-    private static func run(
+    private static func run<V: FFTLanes>(
         _ stage: Stage, size: Int,
-        from source: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-        to target: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
+        from source: (UnsafeMutablePointer<V>, UnsafeMutablePointer<V>),
+        to target: (UnsafeMutablePointer<V>, UnsafeMutablePointer<V>)
     ) {
         let radix = stage.radix
         let span = stage.span
@@ -281,10 +309,10 @@ public struct FFT: Sendable {
                         let s1: Float = 0.951_056_516_295_153_5, s2: Float = 0.587_785_252_292_473_1
                         for jj in j..<groupEnd {
                             let t = jj - group * span
-                            var ar = (Float(0), Float(0), Float(0), Float(0), Float(0))
+                            var ar = (V.zero, V.zero, V.zero, V.zero, V.zero)
                             var ai = ar
                             ar.0 = xr[jj]; ai.0 = xi[jj]
-                            func load(_ r: Int) -> (Float, Float) {
+                            func load(_ r: Int) -> (V, V) {
                                 let vr = xr[jj + r * quarter], vi = xi[jj + r * quarter]
                                 let wr = twr[(r - 1) * span + t], wi = twi[(r - 1) * span + t]
                                 return (vr * wr - vi * wi, vr * wi + vi * wr)
@@ -312,8 +340,8 @@ public struct FFT: Sendable {
                     default:
                         for jj in j..<groupEnd {
                             let t = jj - group * span
-                            var valuesR = [Float](repeating: 0, count: radix)
-                            var valuesI = [Float](repeating: 0, count: radix)
+                            var valuesR = [V](repeating: .zero, count: radix)
+                            var valuesI = [V](repeating: .zero, count: radix)
                             valuesR[0] = xr[jj]; valuesI[0] = xi[jj]
                             for r in 1..<radix {
                                 let vr = xr[jj + r * quarter], vi = xi[jj + r * quarter]
@@ -323,11 +351,11 @@ public struct FFT: Sendable {
                             }
                             let o = outBase + jj
                             for k in 0..<radix {
-                                var sumR: Float = 0, sumI: Float = 0
+                                var sumR = V.zero, sumI = V.zero
                                 for r in 0..<radix {
                                     let root = (r * k) % radix
-                                    sumR += valuesR[r] * stage.rootRe[root] - valuesI[r] * stage.rootIm[root]
-                                    sumI += valuesR[r] * stage.rootIm[root] + valuesI[r] * stage.rootRe[root]
+                                    sumR = sumR + (valuesR[r] * stage.rootRe[root] - valuesI[r] * stage.rootIm[root])
+                                    sumI = sumI + (valuesR[r] * stage.rootIm[root] + valuesI[r] * stage.rootRe[root])
                                 }
                                 yr[o + k * span] = sumR; yi[o + k * span] = sumI
                             }
@@ -339,3 +367,18 @@ public struct FFT: Sendable {
         }
     }
 }
+
+/// The values an FFT pass computes with: one `Float`, or eight in the lanes of a `SIMD8<Float>` (eight
+/// transforms at once, every lane doing exactly the arithmetic of the scalar transform).
+protocol FFTLanes {
+    static var zero: Self { get }
+    static func + (lhs: Self, rhs: Self) -> Self
+    static func - (lhs: Self, rhs: Self) -> Self
+    static func * (lhs: Self, rhs: Self) -> Self
+    static func * (lhs: Float, rhs: Self) -> Self
+    static func * (lhs: Self, rhs: Float) -> Self
+    static prefix func - (operand: Self) -> Self
+}
+
+extension Float: FFTLanes {}
+extension SIMD8: FFTLanes where Scalar == Float {}

@@ -98,10 +98,10 @@ public struct KaldiFbank: Sendable {
                     for bin in 0..<bins { power[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
                     let row = output.baseAddress! + index * melCount
                     mel.apply(UnsafePointer(power.baseAddress!), rows: 1, into: row)
-                    for m in 0..<melCount { row[m] = log(max(row[m], Float.ulpOfOne)) }
                 }
             }
         }
+        out.formLogarithm(floor: .ulpOfOne)
         if subtractMean { out.subtractColumnMeans() }
         return out
     }

@@ -27,8 +27,8 @@ public struct MatchaMel: FeatureExtractor {
     }
 
     public func callAsFunction(_ samples: [Float]) -> Matrix {
-        var mel = filters.apply(stft.magnitudeSpectrogram(samples, epsilon: 1e-9))
-        for index in mel.values.indices { mel.values[index] = log(max(mel.values[index], 1e-5)) }
+        var mel = stft.melSpectrogram(samples, filters: filters, magnitudeEpsilon: 1e-9)
+        mel.formLogarithm(floor: 1e-5)
         return mel
     }
 }

@@ -48,6 +48,9 @@ public struct MelFilterbank: Sendable {
     public let weights: Matrix
     /// First and one-past-last non-zero bin of each filter.
     private let ranges: [Range<Int>]
+    /// Each filter's weights over its range, one filter after the other, and where each filter's run starts.
+    private let packed: [Float]
+    private let packedStart: [Int]
 
     /// Filters from a weight matrix (mels x bins).
     public init(weights: Matrix) {
@@ -61,6 +64,15 @@ public struct MelFilterbank: Sendable {
             }
             return first..<(last + 1)
         }
+        var packed: [Float] = []
+        var packedStart: [Int] = []
+        for (mel, range) in ranges.enumerated() {
+            packedStart.append(packed.count)
+            packed += range.map { weights[mel, $0] }
+        }
+        packedStart.append(packed.count)
+        self.packed = packed
+        self.packedStart = packedStart
     }
 
     /// `librosa.filters.mel`: `melCount` triangles evenly spaced on `scale` between `minFrequency` and
@@ -120,16 +132,38 @@ public struct MelFilterbank: Sendable {
 
     /// Applies the filters to `rows` spectra (each `binCount` long) at `spectra`, writing `melCount` values per row.
     public func apply(_ spectra: UnsafePointer<Float>, rows: Int, into output: UnsafeMutablePointer<Float>) {
-        weights.values.withUnsafeBufferPointer { weights in
-            for row in 0..<rows {
-                let spectrum = spectra + row * binCount
-                let out = output + row * melCount
-                for mel in 0..<melCount {
-                    let range = ranges[mel]
-                    let filter = weights.baseAddress! + mel * binCount
-                    var sum: Float = 0
-                    for bin in range { sum += filter[bin] * spectrum[bin] }
-                    out[mel] = sum
+        ranges.withUnsafeBufferPointer { ranges in
+            packed.withUnsafeBufferPointer { packed in
+                packedStart.withUnsafeBufferPointer { starts in
+                    for row in 0..<rows {
+                        let spectrum = spectra + row * binCount
+                        let out = output + row * melCount
+                        for mel in 0..<melCount {
+                            let first = ranges[mel].lowerBound
+                            let weights = packed.baseAddress! + starts[mel]
+                            var sum: Float = 0
+                            for index in 0..<(starts[mel + 1] - starts[mel]) { sum += weights[index] * spectrum[first + index] }
+                            out[mel] = sum
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies the filters to eight spectra at once (one per lane, `binCount` lanes), writing `melCount` lanes;
+    /// each lane gets exactly the arithmetic of `apply(_:rows:into:)`.
+    func apply(lanes spectrum: UnsafePointer<SIMD8<Float>>, into output: UnsafeMutablePointer<SIMD8<Float>>) {
+        ranges.withUnsafeBufferPointer { ranges in
+            packed.withUnsafeBufferPointer { packed in
+                packedStart.withUnsafeBufferPointer { starts in
+                    for mel in 0..<melCount {
+                        let first = ranges[mel].lowerBound
+                        let weights = packed.baseAddress! + starts[mel]
+                        var sum = SIMD8<Float>()
+                        for index in 0..<(starts[mel + 1] - starts[mel]) { sum += weights[index] * spectrum[first + index] }
+                        output[mel] = sum
+                    }
                 }
             }
         }

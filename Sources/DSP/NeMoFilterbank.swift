@@ -35,8 +35,8 @@ public struct NeMoFilterbank: FeatureExtractor {
         if preemphasis != 0 {
             for index in stride(from: input.count - 1, to: 0, by: -1) { input[index] -= preemphasis * samples[index - 1] }
         }
-        var mel = filters.apply(stft.powerSpectrogram(input))
-        for index in mel.values.indices { mel.values[index] = log(mel.values[index] + Self.logGuard) }
+        var mel = stft.melSpectrogram(input, filters: filters)
+        mel.formLogarithm(offset: Self.logGuard, floor: Self.logGuard)
         guard normalize else { return mel }
         let valid = min(validFrames(for: samples.count), mel.rows)
         for column in 0..<mel.columns {

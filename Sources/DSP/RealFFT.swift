@@ -120,6 +120,76 @@ public struct RealFFT: Sendable {
         }
     }
 
+    /// Buffers one caller reuses across eight-at-once transforms (`forward(lanes:...)`).
+    struct LanesWorkspace {
+        var re: [SIMD8<Float>]
+        var im: [SIMD8<Float>]
+        var scratchRe: [SIMD8<Float>]
+        var scratchIm: [SIMD8<Float>]
+    }
+
+    func makeLanesWorkspace() -> LanesWorkspace {
+        let n = complex.size
+        let scratch = complex.scratchCount
+        return LanesWorkspace(re: [SIMD8<Float>](repeating: .zero, count: n), im: [SIMD8<Float>](repeating: .zero, count: n),
+                              scratchRe: [SIMD8<Float>](repeating: .zero, count: scratch),
+                              scratchIm: [SIMD8<Float>](repeating: .zero, count: scratch))
+    }
+
+    /// Eight transforms at once, one per lane: `size` lanes of input, `binCount` lanes of bins out. Each lane
+    /// gets exactly the arithmetic of `forward(_:real:imag:workspace:)`.
+    func forward(
+        lanes input: UnsafePointer<SIMD8<Float>>, real: UnsafeMutablePointer<SIMD8<Float>>,
+        imag: UnsafeMutablePointer<SIMD8<Float>>, workspace: inout LanesWorkspace
+    ) {
+        let n = complex.size
+        let half = self.half
+        let binCount = self.binCount
+        let complex = self.complex
+        workspace.re.withUnsafeMutableBufferPointer { zr in
+            workspace.im.withUnsafeMutableBufferPointer { zi in
+                workspace.scratchRe.withUnsafeMutableBufferPointer { sr in
+                    workspace.scratchIm.withUnsafeMutableBufferPointer { si in
+                        let zr = zr.baseAddress!, zi = zi.baseAddress!
+                        if !half {
+                            for index in 0..<n {
+                                zr[index] = input[index]
+                                zi[index] = .zero
+                            }
+                            complex.forward(lanes: zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
+                            for k in 0..<binCount {
+                                real[k] = zr[k]
+                                imag[k] = zi[k]
+                            }
+                            return
+                        }
+                        for index in 0..<n {
+                            zr[index] = input[2 * index]
+                            zi[index] = input[2 * index + 1]
+                        }
+                        complex.forward(lanes: zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
+                        real[0] = zr[0] + zi[0]
+                        imag[0] = .zero
+                        real[n] = zr[0] - zi[0]
+                        imag[n] = .zero
+                        unpackRe.withUnsafeBufferPointer { wr in
+                            unpackIm.withUnsafeBufferPointer { wi in
+                                for k in 1..<max(1, n) {
+                                    let ar = zr[k], ai = zi[k]
+                                    let br = zr[n - k], bi = -zi[n - k]
+                                    let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
+                                    let or = 0.5 * (ai - bi), oi = -0.5 * (ar - br)
+                                    real[k] = er + wr[k] * or - wi[k] * oi
+                                    imag[k] = ei + wr[k] * oi + wi[k] * or
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The `size` real values whose bins are `real`/`imag` (`binCount` each): `numpy.fft.irfft`, scaled by 1/N.
     /// The imaginary parts of bin 0 and (for even sizes) bin N/2 are ignored.
     public func inverse(real: [Float], imag: [Float]) -> [Float] {

@@ -96,38 +96,89 @@ public struct STFT: Sendable {
         preprocess: ((UnsafeMutableBufferPointer<Float>) -> Void)? = nil,
         _ body: (Int, UnsafePointer<Float>, UnsafePointer<Float>) -> Void
     ) {
+        let bins = binCount
+        var re = [Float](repeating: 0, count: bins)
+        var im = [Float](repeating: 0, count: bins)
+        re.withUnsafeMutableBufferPointer { re in
+            im.withUnsafeMutableBufferPointer { im in
+                forEachFrameGroup(of: signal, in: range, preprocess: preprocess) { first, count, laneRe, laneIm in
+                    for lane in 0..<count {
+                        for bin in 0..<bins {
+                            re[bin] = laneRe[bin][lane]
+                            im[bin] = laneIm[bin][lane]
+                        }
+                        body(first + lane, UnsafePointer(re.baseAddress!), UnsafePointer(im.baseAddress!))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Transforms the frames in `range` eight at a time, one frame per SIMD lane, and calls
+    /// `body(firstFrame, frameCount, real, imag)` with `binCount` lanes of bins per group; lanes past
+    /// `frameCount` hold nothing meaningful.
+    func forEachFrameGroup(
+        of signal: [Float], in range: Range<Int>,
+        preprocess: ((UnsafeMutableBufferPointer<Float>) -> Void)? = nil,
+        _ body: (Int, Int, UnsafePointer<SIMD8<Float>>, UnsafePointer<SIMD8<Float>>) -> Void
+    ) {
         guard !range.isEmpty else { return }
         let length = window.count
-        var workspace = fft.makeWorkspace()
-        var frame = [Float](repeating: 0, count: fftSize)
-        var re = [Float](repeating: 0, count: binCount)
-        var im = [Float](repeating: 0, count: binCount)
+        let fftSize = fftSize
+        var frames = [Float](repeating: 0, count: 8 * fftSize)
+        var lanes = [SIMD8<Float>](repeating: .zero, count: fftSize)
+        var re = [SIMD8<Float>](repeating: .zero, count: binCount)
+        var im = [SIMD8<Float>](repeating: .zero, count: binCount)
         signal.withUnsafeBufferPointer { input in
             window.withUnsafeBufferPointer { window in
-                frame.withUnsafeMutableBufferPointer { frame in
-                    re.withUnsafeMutableBufferPointer { re in
-                        im.withUnsafeMutableBufferPointer { im in
-                            for index in range {
-                                let start = index * hopLength - padLeft
-                                if start >= 0 && start + length <= input.count {
-                                    frame.baseAddress!.update(from: input.baseAddress! + start, count: length)
-                                } else {
-                                    for offset in 0..<length {
-                                        let source = Self.sourceIndex(start + offset, count: input.count, mode: padMode)
-                                        frame[offset] = source.map { input[$0] } ?? 0
+                frames.withUnsafeMutableBufferPointer { frames in
+                    lanes.withUnsafeMutableBufferPointer { lanes in
+                        re.withUnsafeMutableBufferPointer { re in
+                            im.withUnsafeMutableBufferPointer { im in
+                                var workspace = fft.makeLanesWorkspace()
+                                var first = range.lowerBound
+                                while first < range.upperBound {
+                                    let count = min(8, range.upperBound - first)
+                                    for lane in 0..<count {
+                                        let frame = frames.baseAddress! + lane * fftSize
+                                        let start = (first + lane) * hopLength - padLeft
+                                        if start >= 0 && start + length <= input.count {
+                                            frame.update(from: input.baseAddress! + start, count: length)
+                                        } else {
+                                            for offset in 0..<length {
+                                                let source = Self.sourceIndex(start + offset, count: input.count,
+                                                                              mode: padMode)
+                                                frame[offset] = source.map { input[$0] } ?? 0
+                                            }
+                                        }
+                                        if let preprocess { preprocess(UnsafeMutableBufferPointer(start: frame, count: length)) }
+                                        for offset in 0..<length { frame[offset] *= window[offset] }
+                                        for offset in length..<fftSize { frame[offset] = 0 }
                                     }
+                                    for lane in count..<8 {
+                                        (frames.baseAddress! + lane * fftSize).update(repeating: 0, count: fftSize)
+                                    }
+                                    Self.transpose(frames.baseAddress!, into: lanes.baseAddress!, count: fftSize)
+                                    fft.forward(lanes: UnsafePointer(lanes.baseAddress!), real: re.baseAddress!,
+                                                imag: im.baseAddress!, workspace: &workspace)
+                                    body(first, count, UnsafePointer(re.baseAddress!), UnsafePointer(im.baseAddress!))
+                                    first += count
                                 }
-                                if let preprocess { preprocess(UnsafeMutableBufferPointer(rebasing: frame[0..<length])) }
-                                for offset in 0..<length { frame[offset] *= window[offset] }
-                                for offset in length..<fftSize { frame[offset] = 0 }
-                                fft.forward(UnsafePointer(frame.baseAddress!), real: re.baseAddress!,
-                                            imag: im.baseAddress!, workspace: &workspace)
-                                body(index, UnsafePointer(re.baseAddress!), UnsafePointer(im.baseAddress!))
                             }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Eight rows of `count` values into `count` lanes.
+    @inline(__always)
+    private static func transpose(_ rows: UnsafePointer<Float>, into lanes: UnsafeMutablePointer<SIMD8<Float>>, count: Int) {
+        let (r0, r1, r2, r3) = (rows, rows + count, rows + 2 * count, rows + 3 * count)
+        let (r4, r5, r6, r7) = (rows + 4 * count, rows + 5 * count, rows + 6 * count, rows + 7 * count)
+        for index in 0..<count {
+            lanes[index] = SIMD8(r0[index], r1[index], r2[index], r3[index], r4[index], r5[index], r6[index], r7[index])
         }
     }
 
@@ -139,22 +190,68 @@ public struct STFT: Sendable {
         var out = Matrix(rows: frames, columns: binCount)
         let bins = binCount
         // Frames are independent: blocks of them run on all cores, each writing its own rows.
+        let groups = (frames + 7) / 8
         let blocks = preprocess == nil ? min(ProcessInfo.processInfo.activeProcessorCount, max(1, frames / 64)) : 1
         out.values.withUnsafeMutableBufferPointer { values in
             nonisolated(unsafe) let base = values.baseAddress!
-            guard blocks > 1 else {
-                forEachFrame(of: signal, in: 0..<frames, preprocess: preprocess) { frame, re, im in
-                    let row = base + frame * bins
-                    for bin in 0..<bins { row[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+            nonisolated(unsafe) let work = { (range: Range<Int>) in
+                forEachFrameGroup(of: signal, in: range, preprocess: preprocess) { first, count, re, im in
+                    for bin in 0..<bins {
+                        let power = re[bin] * re[bin] + im[bin] * im[bin]
+                        for lane in 0..<count { base[(first + lane) * bins + bin] = power[lane] }
+                    }
                 }
-                return
             }
+            guard blocks > 1 else { return work(0..<frames) }
             DispatchQueue.concurrentPerform(iterations: blocks) { block in
-                let range = (block * frames / blocks)..<((block + 1) * frames / blocks)
-                forEachFrame(of: signal, in: range) { frame, re, im in
-                    let row = base + frame * bins
-                    for bin in 0..<bins { row[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+                // Whole groups of 8 per block.
+                work(min(frames, 8 * (block * groups / blocks))..<min(frames, 8 * ((block + 1) * groups / blocks)))
+            }
+        }
+        return out
+    }
+
+    /// Mel filters applied to each frame's power spectrum (or, with `magnitudeEpsilon`, to
+    /// sqrt(|X|^2 + epsilon)): the same values as `filters.apply(powerSpectrogram(signal))`, computed eight
+    /// frames at a time without the full spectrogram. `frameLimit` keeps only that many first frames.
+    func melSpectrogram(
+        _ signal: [Float], filters: MelFilterbank, magnitudeEpsilon: Float? = nil, frameLimit: Int? = nil
+    ) -> Matrix {
+        precondition(filters.binCount == binCount, "filters have \(filters.binCount) bins, the STFT \(binCount)")
+        let frames = min(frameCount(for: signal.count), frameLimit ?? .max)
+        let mels = filters.melCount
+        let bins = binCount
+        var out = Matrix(rows: frames, columns: mels)
+        let groups = (frames + 7) / 8
+        let blocks = min(ProcessInfo.processInfo.activeProcessorCount, max(1, frames / 64))
+        out.values.withUnsafeMutableBufferPointer { values in
+            nonisolated(unsafe) let base = values.baseAddress!
+            let work = { @Sendable (range: Range<Int>) in
+                var spectrum = [SIMD8<Float>](repeating: .zero, count: bins)
+                var mel = [SIMD8<Float>](repeating: .zero, count: mels)
+                spectrum.withUnsafeMutableBufferPointer { spectrum in
+                    mel.withUnsafeMutableBufferPointer { mel in
+                        let spectrum = spectrum.baseAddress!, mel = mel.baseAddress!
+                        forEachFrameGroup(of: signal, in: range) { first, count, re, im in
+                            if let epsilon = magnitudeEpsilon {
+                                for bin in 0..<bins {
+                                    spectrum[bin] = (re[bin] * re[bin] + im[bin] * im[bin] + epsilon).squareRoot()
+                                }
+                            } else {
+                                for bin in 0..<bins { spectrum[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+                            }
+                            filters.apply(lanes: spectrum, into: mel)
+                            for lane in 0..<count {
+                                let row = base + (first + lane) * mels
+                                for index in 0..<mels { row[index] = mel[index][lane] }
+                            }
+                        }
+                    }
                 }
+            }
+            guard blocks > 1 else { return work(0..<frames) }
+            DispatchQueue.concurrentPerform(iterations: blocks) { block in
+                work(min(frames, 8 * (block * groups / blocks))..<min(frames, 8 * ((block + 1) * groups / blocks)))
             }
         }
         return out

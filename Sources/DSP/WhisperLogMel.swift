@@ -31,18 +31,12 @@ public struct WhisperLogMel: FeatureExtractor {
             let length = seconds * sampleRate
             input = Array(input.prefix(length)) + [Float](repeating: 0, count: max(0, length - input.count))
         }
-        var power = stft.powerSpectrogram(input)
-        if power.rows > 0 {
-            // Whisper drops the last STFT frame.
-            power = Matrix(rows: power.rows - 1, columns: power.columns, values: Array(power.values.dropLast(power.columns)))
-        }
-        var mel = filters.apply(power)
+        // Whisper drops the last STFT frame.
+        var mel = stft.melSpectrogram(input, filters: filters,
+                                      frameLimit: max(0, stft.frameCount(for: input.count) - 1))
+        mel.formLogarithm(floor: 1e-10, scale: Float(1 / log(10.0)))
         var maximum = -Float.infinity
-        for index in mel.values.indices {
-            let value = log10(max(mel.values[index], 1e-10))
-            mel.values[index] = value
-            maximum = max(maximum, value)
-        }
+        for value in mel.values { maximum = max(maximum, value) }
         let floor = maximum - 8
         for index in mel.values.indices { mel.values[index] = (max(mel.values[index], floor) + 4) / 4 }
         return mel
