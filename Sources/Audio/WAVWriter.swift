@@ -86,13 +86,21 @@ public enum WAVWriter {
         }
         do {
             try data.write(to: temporary)
-            // rename(2) replaces an existing file atomically; FileManager.replaceItemAt fails on Linux.
-            guard rename(temporary.path, url.path) == 0 else {
-                throw AudioFileError.writeFailed(path: url.path, reason: String(cString: strerror(errno)))
-            }
+            try moveIntoPlace(temporary, at: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            if let error = error as? AudioFileError { throw error }
             throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+        }
+    }
+}
+
+extension WAVWriter {
+    /// Renames a finished `temporary` file to `url`, replacing a file already there in one step.
+    /// rename(2) is used because Foundation's `replaceItemAt` fails on Linux when `url` exists.
+    public static func moveIntoPlace(_ temporary: URL, at url: URL) throws {
+        guard rename(temporary.path, url.path) == 0 else {
+            throw AudioFileError.writeFailed(path: url.path, reason: String(cString: strerror(errno)))
         }
     }
 }

@@ -90,11 +90,7 @@ struct SpeakCommand: AsyncParsableCommand {
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
         do {
             let result = try await body(temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
-            }
+            try WAVWriter.moveIntoPlace(temporary, at: url)
             return result
         } catch {
             try? FileManager.default.removeItem(at: temporary)

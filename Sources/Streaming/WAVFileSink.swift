@@ -76,11 +76,7 @@ public final class WAVFileSink: AudioSink {
             try handle.seek(toOffset: 0)
             try handle.write(contentsOf: header)
             try handle.close()
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
-            }
+            try WAVWriter.moveIntoPlace(temporary, at: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw AudioSinkError.writeFailed(sink: name, reason: error.localizedDescription)

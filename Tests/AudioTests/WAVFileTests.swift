@@ -61,6 +61,19 @@ struct WAVBytes {
         }
     }
 
+    @Test func writingOverAnExistingFileReplacesItAndLeavesNothingElse() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-wav-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("out.wav")
+        try WAVWriter.write([0.5, -0.5, 0.25], sampleRate: 16_000, to: url)
+        try WAVWriter.write([0.1], sampleRate: 24_000, to: url)
+        let file = try WAVFile.decode(try Data(contentsOf: url))
+        #expect(file.sampleRate == 24_000)
+        #expect(file.frameCount == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.wav"])
+    }
+
     @Test func decodesEveryIntegerWidthToTheSameValues() throws {
         // 0.5 and -0.25 are exact in every width.
         let cases: [(bits: Int, bytes: [UInt8])] = [

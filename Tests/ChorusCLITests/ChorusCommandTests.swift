@@ -129,6 +129,23 @@ struct ChorusSpeakTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["hello.wav"])
     }
 
+    @Test(arguments: [false, true])
+    func speakingTwiceToTheSameFileReplacesIt(streaming: Bool) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("again.wav")
+        let flags = streaming ? ["--stream"] : []
+        for text in ["First.", "A second and longer sentence."] {
+            let result = try ChorusProcess.run(["speak", "--engine", "piper", "-o", output.path] + flags + [text])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let second = try Data(contentsOf: output)
+        let first = try ChorusProcess.run(["speak", "--engine", "piper", "-o", folder.appendingPathComponent("first.wav").path, "First."])
+        #expect(first.status == 0)
+        #expect(second.count > (try Data(contentsOf: folder.appendingPathComponent("first.wav"))).count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["again.wav", "first.wav"])
+    }
+
     @Test func unknownVoiceListsTheAvailableOnes() throws {
         let folder = try temporaryFolder()
         let result = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--voice", "nobody",

@@ -27,6 +27,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.wav"])
     }
 
+    @Test func wavFileSinkReplacesAnExistingFile() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("out.wav")
+        try Data("an older file".utf8).write(to: url)
+        let samples = ramp(2_000)
+        try await withDeadlockGuard {
+            try await StreamingAudioPipeline(sink: WAVFileSink(url: url)).play(byteStream([float32Bytes(samples)]), format: format)
+        }
+        #expect(try Data(contentsOf: url) == (try WAVWriter.encode(samples, sampleRate: 22_050)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.wav"])
+    }
+
     @Test func aStoppedWAVFileSinkLeavesNoFile() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
