@@ -16,10 +16,11 @@ public enum VoiceCatalog {
         public var duration: Double
     }
 
-    /// The voices in `folder`, sorted by id; sub-folders missing a prompt file are not voices and are skipped.
+    /// The voices in `folder`, sorted by id; hidden entries (voices being written) and sub-folders
+    /// missing a prompt file are not voices and are skipped.
     public static func entries(in folder: URL) throws -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return try names.sorted().compactMap { name in
+        return try names.sorted().filter { !$0.hasPrefix(".") }.compactMap { name in
             let url = folder.appendingPathComponent(name, isDirectory: true)
             let complete = VoicePrompt.File.allCases.allSatisfy {
                 FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
@@ -52,18 +53,27 @@ public enum VoiceCatalog {
                                               problem: "the id '\(id)' must be letters, digits, '-' or '_'")
         }
         let destination = folder.appendingPathComponent(id, isDirectory: true)
-        if FileManager.default.fileExists(atPath: destination.path) {
-            guard replacing else {
-                throw CosyVoiceError.invalidVoice(folder: destination.path,
-                                                  problem: "a voice with this id exists; pick another id or replace it")
-            }
-            try FileManager.default.removeItem(at: destination)
+        if FileManager.default.fileExists(atPath: destination.path), !replacing {
+            throw CosyVoiceError.invalidVoice(folder: destination.path,
+                                              problem: "a voice with this id exists; pick another id or replace it")
         }
-        try prompt.write(to: destination)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(Details(language: language, gender: gender, summary: summary))
-            .write(to: destination.appendingPathComponent(detailsFile))
+        // The files are written into a hidden staging folder that is renamed into place once
+        // complete, so an interrupted add never leaves a voice that looks finished.
+        let staging = folder.appendingPathComponent(".\(id).\(UUID().uuidString).partial", isDirectory: true)
+        do {
+            try prompt.write(to: staging)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(Details(language: language, gender: gender, summary: summary))
+                .write(to: staging.appendingPathComponent(detailsFile))
+            if FileManager.default.fileExists(atPath: destination.path) {
+                try FileManager.default.removeItem(at: destination)
+            }
+            try FileManager.default.moveItem(at: staging, to: destination)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
         return destination
     }
 

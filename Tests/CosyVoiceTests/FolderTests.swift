@@ -134,6 +134,20 @@ import Text
         #expect(invalid.description.contains("letters, digits"))
     }
 
+    @Test func aVoiceBeingWrittenIsNotListedAndNoStagingIsLeftBehind() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        // What an interrupted add leaves: a complete-looking staging folder under a hidden name.
+        try prompt.write(to: folder.appendingPathComponent(".half.1234.partial"))
+        #expect(try VoiceCatalog.entries(in: folder).isEmpty)
+        try VoiceCatalog.add(prompt, id: "whole", language: "zh", gender: .female, to: folder)
+        try VoiceCatalog.add(prompt, id: "whole", language: "yue", gender: .female, to: folder, replacing: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == [".half.1234.partial", "whole"])
+        #expect(try VoiceCatalog.entries(in: folder).map(\.voice.language) == ["yue"])
+    }
+
     @Test func aMissingModelFolderSaysHowToGetIt() throws {
         let folder = try TestResources.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
