@@ -34,7 +34,8 @@ struct VoicesCommand: AsyncParsableCommand {
             let header = ["ENGINE", "VOICE", "LANGUAGE", "GENDER"]
             let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
             for row in [header] + rows {
-                print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
+                let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                print(String(line.reversed().drop(while: { $0 == " " }).reversed()))  // no trailing blanks
             }
         }
         for problem in problems {

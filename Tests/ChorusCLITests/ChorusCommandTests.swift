@@ -160,4 +160,13 @@ struct ChorusSpeakTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("\"engine\" : \"piper\""))
     }
+
+    @Test func voicesTableHasAHeaderAndNoTrailingBlanks() throws {
+        let result = try ChorusProcess.run(["voices", "--engine", "piper"])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ENGINE") == true)
+        #expect(lines.contains { $0.hasPrefix("piper") && $0.contains("en_US-joe-medium") })
+        #expect(lines.allSatisfy { $0.last != " " })
+    }
 }
