@@ -46,3 +46,22 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
         }
     }
 }
+
+extension AudioFileError {
+    /// A short reason for a failed file operation: "no such file or folder", "permission denied",
+    /// and otherwise Foundation's description without its closing full stop (our messages add one).
+    public static func reason(for error: any Error) -> String {
+        if let cocoa = error as? CocoaError {
+            switch cocoa.code {
+            case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
+            case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
+            case .fileWriteOutOfSpace: return "the disk is full"
+            default: break
+            }
+        }
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        var text = error.localizedDescription
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}

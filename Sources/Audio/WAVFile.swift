@@ -58,7 +58,7 @@ public struct WAVFile: Sendable, Equatable {
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw AudioFileError.cannotRead(path: url.path, reason: error.localizedDescription)
+            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
         }
         return try decode(data, path: url.path)
     }

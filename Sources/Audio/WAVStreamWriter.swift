@@ -36,7 +36,7 @@ public final class WAVStreamWriter {
             try handle.seekToEnd()
             self.handle = handle
         } catch {
-            throw AudioFileError.cannotCreate(path: url.path, reason: error.localizedDescription)
+            throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
         }
     }
 
@@ -54,7 +54,7 @@ public final class WAVStreamWriter {
         do {
             try handle.write(contentsOf: WAVWriter.encodeSamples(samples, format: format))
         } catch {
-            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+            throw AudioFileError.writeFailed(path: url.path, reason: AudioFileError.reason(for: error))
         }
         dataBytes += samples.count * format.bitsPerSample / 8
     }
@@ -71,7 +71,7 @@ public final class WAVStreamWriter {
             try handle.close()
         } catch {
             try? handle.close()
-            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+            throw AudioFileError.writeFailed(path: url.path, reason: AudioFileError.reason(for: error))
         }
     }
 }

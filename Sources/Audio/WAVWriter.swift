@@ -90,7 +90,7 @@ public enum WAVWriter {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             if let error = error as? AudioFileError { throw error }
-            throw AudioFileError.writeFailed(path: url.path, reason: error.localizedDescription)
+            throw AudioFileError.writeFailed(path: url.path, reason: AudioFileError.reason(for: error))
         }
     }
 }

@@ -57,7 +57,7 @@ public final class PCMStreamSink: AudioSink {
         do {
             try handle.write(contentsOf: data)
         } catch {
-            throw AudioSinkError.writeFailed(sink: name, reason: error.localizedDescription)
+            throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
         }
     }
 }

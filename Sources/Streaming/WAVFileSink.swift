@@ -43,7 +43,7 @@ public final class WAVFileSink: AudioSink {
             state.withLock { $0 = State(handle: handle, temporary: temporary, format: format) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw AudioSinkError.cannotCreate(path: url.path, reason: error.localizedDescription)
+            throw AudioSinkError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
         }
         return format
     }
@@ -55,7 +55,7 @@ public final class WAVFileSink: AudioSink {
             do {
                 try handle.write(contentsOf: bytes)
             } catch {
-                throw AudioSinkError.writeFailed(sink: name, reason: error.localizedDescription)
+                throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
             }
             state.dataBytes += bytes.count
         }
@@ -79,7 +79,7 @@ public final class WAVFileSink: AudioSink {
             try WAVWriter.moveIntoPlace(temporary, at: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw AudioSinkError.writeFailed(sink: name, reason: error.localizedDescription)
+            throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
         }
     }
 

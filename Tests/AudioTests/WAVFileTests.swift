@@ -74,6 +74,13 @@ struct WAVBytes {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.wav"])
     }
 
+    @Test func aMissingFileIsNamedWithAPlainReason() throws {
+        let error = try #require(throws: AudioFileError.self) {
+            try WAVFile.readMono(contentsOf: URL(fileURLWithPath: "/nonexistent-chorus/clip.wav"))
+        }
+        #expect(error.description == "Cannot read /nonexistent-chorus/clip.wav: no such file or folder. Check the path and its permissions.")
+    }
+
     @Test func decodesEveryIntegerWidthToTheSameValues() throws {
         // 0.5 and -0.25 are exact in every width.
         let cases: [(bits: Int, bytes: [UInt8])] = [
