@@ -47,13 +47,20 @@ struct StreamingSpeech {
             return nil
         }
         try await controller.start()
+        let reader = StandardInputReader(controller: controller)
         if readsStandardInputIncrementally {
-            StandardInputReader(controller: controller).start()
+            reader.start()
         } else {
             controller.yield(text: try input.read())
             controller.finish()
         }
-        try await controller.waitUntilFinished()
+        do {
+            try await controller.waitUntilFinished()
+        } catch is CancellationError {
+            // The reader cancels the stream on empty or invalid input; say why, not "cancelled".
+            throw reader.problem ?? CancellationError()
+        }
+        if let problem = reader.problem { throw problem }
         let statistics = await controller.statistics
         let latency = await firstAudio.value
         let elapsed = ContinuousClock.now - started
@@ -83,30 +90,54 @@ struct StreamingSpeech {
 }
 
 /// Feeds standard input to a controller as it arrives, on a thread of its own because reads block.
-private struct StandardInputReader: Sendable {
+/// Input that is empty (or only blanks) or not UTF-8 cancels the stream, so no file is left as if
+/// complete, and `problem` says what was wrong.
+private final class StandardInputReader: @unchecked Sendable {
     let controller: StreamingTTSController
+    private let lock = NSLock()
+    private var failure: ValidationError?
+
+    init(controller: StreamingTTSController) { self.controller = controller }
+
+    /// Why the reader stopped the stream, if it did.
+    var problem: ValidationError? { lock.withLock { failure } }
 
     func start() {
-        let thread = Thread { [controller] in
+        let thread = Thread { [self] in
             var pending: [UInt8] = []
+            var consumed = 0
+            var sawWords = false
             var buffer = [UInt8](repeating: 0, count: 4_096)
             while true {
                 let count = read(STDIN_FILENO, &buffer, buffer.count)
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 pending += buffer[..<count]
-                if let (text, rest) = Self.decodeWholeCharacters(pending) {
-                    if !text.isEmpty { controller.yield(text: text) }
-                    pending = rest
-                } else {
-                    SpeakCommand.status("chorus: standard input is not valid UTF-8; stopping there.\n")
-                    break
+                guard let (text, rest) = Self.decodeWholeCharacters(pending) else {
+                    stop(TextInput.invalidUTF8(source: "standard input", offset: consumed + TextInput.validPrefixLength(pending)))
+                    return
                 }
+                if !text.isEmpty { controller.yield(text: text) }
+                sawWords = sawWords || text.contains { !$0.isWhitespace }
+                consumed += pending.count - rest.count
+                pending = rest
             }
-            controller.finish()
+            if !pending.isEmpty {
+                stop(TextInput.invalidUTF8(source: "standard input", offset: consumed))
+            } else if !sawWords {
+                stop(ValidationError("Standard input had no text to speak; pipe some words in."))
+            } else {
+                controller.finish()
+            }
         }
         thread.name = "chorus-stdin"
         thread.start()
+    }
+
+    private func stop(_ problem: ValidationError) {
+        lock.withLock { failure = problem }
+        let controller = controller
+        Task { await controller.cancel() }
     }
 
     /// The longest prefix of `bytes` that is valid UTF-8, and the up to three bytes of a character

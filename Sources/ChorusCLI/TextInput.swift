@@ -43,16 +43,19 @@ struct TextInput: ParsableArguments {
     /// Strict UTF-8 decoding that names the first bad byte rather than substituting it.
     static func decode(_ data: Data, source: String) throws -> String {
         if let text = String(validating: data, as: UTF8.self) { return text }
+        throw invalidUTF8(source: source, offset: validPrefixLength(data))
+    }
+
+    /// How many bytes at the start of `bytes` are whole, valid UTF-8 characters.
+    static func validPrefixLength(_ bytes: some Sequence<UInt8>) -> Int {
         var offset = 0
-        var iterator = data.makeIterator()
+        var iterator = bytes.makeIterator()
         var decoder = UTF8()
-        decoding: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): offset += String(scalar).utf8.count
-            case .emptyInput: break decoding
-            case .error: break decoding
-            }
-        }
-        throw ValidationError("The text from \(source) is not valid UTF-8 (first bad byte near offset \(offset)).")
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) { offset += String(scalar).utf8.count }
+        return offset
+    }
+
+    static func invalidUTF8(source: String, offset: Int) -> ValidationError {
+        ValidationError("The text from \(source) is not valid UTF-8 (first bad byte near offset \(offset)).")
     }
 }

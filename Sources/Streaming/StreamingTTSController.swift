@@ -95,9 +95,11 @@ public actor StreamingTTSController {
     public func cancel() async {
         let wasStarted = phase == .started
         phase = .cancelled
+        // The run is cancelled before the text ends, so the pipeline cannot take the end of the
+        // text for the end of speech and finish the sink (a file would be kept as if complete).
+        run?.cancel()
         textInput.finish()
         if let run {
-            run.cancel()
             _ = await run.result
         } else if wasStarted {
             await pipeline.close()

@@ -35,4 +35,20 @@ struct StreamingSpeechTests {
         #expect(result.standardError.contains("-o"))
         #expect(!result.standardError.contains("ALSA lib"))
     }
+
+    @Test(arguments: [
+        (Data(), "no text to speak"),
+        (Data("  \n\t ".utf8), "no text to speak"),
+        (Data("Hello there. ".utf8) + Data([0xFF, 0xFE]) + Data(" more".utf8), "offset 13"),
+        (Data("Hello ".utf8) + Data([0xC3]), "offset 6"),
+    ])
+    func emptyOrInvalidStandardInputFailsAndLeavesNoFile(input: Data, message: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.wav")
+        let result = try ChorusProcess.run(["speak", "--stream", "--engine", "piper", "-", "-o", output.path], input: input)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
 }
