@@ -92,15 +92,14 @@ struct StreamingSpeech {
 /// Feeds standard input to a controller as it arrives, on a thread of its own because reads block.
 /// Input that is empty (or only blanks) or not UTF-8 cancels the stream, so no file is left as if
 /// complete, and `problem` says what was wrong.
-private final class StandardInputReader: @unchecked Sendable {
+private final class StandardInputReader: Sendable {
     let controller: StreamingTTSController
-    private let lock = NSLock()
-    private var failure: ValidationError?
+    private let failure = Locked<ValidationError?>(nil)
 
     init(controller: StreamingTTSController) { self.controller = controller }
 
     /// Why the reader stopped the stream, if it did.
-    var problem: ValidationError? { lock.withLock { failure } }
+    var problem: ValidationError? { failure.withLock { $0 } }
 
     func start() {
         let thread = Thread { [self] in
@@ -135,7 +134,7 @@ private final class StandardInputReader: @unchecked Sendable {
     }
 
     private func stop(_ problem: ValidationError) {
-        lock.withLock { failure = problem }
+        failure.withLock { $0 = problem }
         let controller = controller
         Task { await controller.cancel() }
     }

@@ -136,15 +136,3 @@ enum ElevenLabsMessage {
 
 /// A logger that drops everything, so no header (and no key) ever reaches a log.
 let silentLogger = Logger(label: "chorus.streaming-cloud", factory: { _ in SwiftLogNoOpLogHandler() })
-
-/// A value shared between tasks under a lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
