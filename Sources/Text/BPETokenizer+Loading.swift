@@ -95,7 +95,16 @@ extension BPETokenizer {
     }
 
     static func readVocabulary(_ url: URL) throws -> [String: Int] {
-        let file = try JSONFile(url)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw TokenizerError.unreadableFile(path: url.path, reason: error.localizedDescription)
+        }
+        let fast = data.withUnsafeBytes { raw in FlatVocabularyJSON.parse(raw.bindMemory(to: UInt8.self)) }
+        if let fast, fast.values.allSatisfy({ $0 >= 0 }) { return fast }
+        // Not the plain shape (or not valid): the general parser reads it or says what is wrong.
+        let file = try JSONFile(data: data, path: url.path)
         return try file.vocabulary(file.root)
     }
 
@@ -107,22 +116,35 @@ extension BPETokenizer {
         } catch {
             throw TokenizerError.unreadableFile(path: url.path, reason: error.localizedDescription)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw TokenizerError.malformedFile(path: url.path, reason: "it is not UTF-8 text")
-        }
         var merges: [(String, String)] = []
-        var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
-            if line.isEmpty || (lineNumber == 1 && line.hasPrefix("#version")) { continue }
-            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw TokenizerError.malformedFile(
-                    path: url.path, reason: "line \(lineNumber) (\(String(line).debugDescription)) is not two tokens separated by one space")
+        merges.reserveCapacity(data.count / 8)
+        var problem: String?
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var lineStart = 0
+            var lineNumber = 0
+            while lineStart < bytes.count, problem == nil {
+                lineNumber += 1
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                let next = lineEnd + 1
+                if lineEnd > lineStart, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+                lineStart = next
+                if line.isEmpty || (lineNumber == 1 && line.starts(with: "#version".utf8)) { continue }
+                guard let space = line.firstIndex(of: 0x20), space > 0, space < line.count - 1,
+                      !line[(space + 1)...].contains(0x20),
+                      let left = String(validating: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self),
+                      let right = String(validating: UnsafeBufferPointer(rebasing: line[(space + 1)...]), as: UTF8.self)
+                else {
+                    let shown = String(decoding: line, as: UTF8.self).debugDescription
+                    problem = "line \(lineNumber) (\(shown)) is not two UTF-8 tokens separated by one space"
+                    break
+                }
+                merges.append((left, right))
             }
-            merges.append((String(parts[0]), String(parts[1])))
         }
+        if let problem { throw TokenizerError.malformedFile(path: url.path, reason: problem) }
         return merges
     }
 }
@@ -133,17 +155,21 @@ struct JSONFile {
     let root: Any
 
     init(_ url: URL) throws {
-        path = url.path
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
             throw TokenizerError.unreadableFile(path: url.path, reason: error.localizedDescription)
         }
+        try self.init(data: data, path: url.path)
+    }
+
+    init(data: Data, path: String) throws {
+        self.path = path
         do {
             root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
-            throw TokenizerError.malformedFile(path: url.path, reason: "not valid JSON (\(error.localizedDescription))")
+            throw TokenizerError.malformedFile(path: path, reason: "not valid JSON (\(error.localizedDescription))")
         }
     }
 
