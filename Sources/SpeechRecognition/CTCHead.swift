@@ -2,6 +2,8 @@ import Foundation
 import OnnxRuntime
 
 /// One CTC output of a recogniser: features in, log-probabilities per output frame out, blank last.
+/// Features and log-probabilities may be float32 or float16 (half-precision exports); they are
+/// converted at the model's edge.
 ///
 /// A head is either one model with a free input length, or one fixed-shape model per length bucket
 /// (`name_T80.onnx`, `name_T200.onnx`, ...), as exports for accelerators that precompile their kernels
@@ -69,6 +71,15 @@ public struct CTCHead: Sendable {
         }
     }
 
+    /// The file that runs `frames` of features: the smallest bucket that holds them, or the one dynamic
+    /// file; `nil` when they are longer than the largest bucket.
+    public func modelPath(for frames: Int) -> String? {
+        switch layout {
+        case .dynamic(let file): return file
+        case .buckets(let files): return LengthBuckets(frames: Array(files.keys), subsampling: subsampling).bucket(for: frames).flatMap { files[$0] }
+        }
+    }
+
     /// Log-probabilities for `features`, cut to `ceil(frames / subsampling)` output frames.
     ///
     /// Bucketed heads run the smallest bucket that holds the features, padded with zeros.
@@ -97,7 +108,11 @@ public struct CTCHead: Sendable {
         }
 
         let input = features.padded(to: length)
-        var feeds = [interface.features.name: try Tensor(input.values, shape: [1, input.channels, length])]
+        let shape = [1, input.channels, length]
+        // Half-precision exports (as for accelerators that run natively in float16) take float16 features;
+        // normalised features are a few units at most, far inside float16's range.
+        var feeds = [interface.features.name: interface.features.elementType == .float16
+            ? try Tensor(input.values.map { Float16($0) }, shape: shape) : try Tensor(input.values, shape: shape)]
         if let lengthInput = interface.length {
             feeds[lengthInput.name] = lengthInput.elementType == .int32
                 ? try Tensor([Int32(features.frames)], shape: [1])
@@ -118,21 +133,34 @@ public struct CTCHead: Sendable {
         var length: ValueInfo?
         var output: String
 
+        /// Feature and log-probability element types a head may use; values are converted to and from Float.
+        static let floatTypes: [TensorElementType] = [.float32, .float16]
+
         init(session: InferenceSession) throws {
-            guard let features = session.inputs.first(where: { $0.elementType == .float32 && $0.shape.count == 3 }) else {
+            let path = session.modelPath
+            let threeDimensional = session.inputs.filter { $0.shape.count == 3 }
+            guard let features = threeDimensional.first(where: { $0.elementType.map(Self.floatTypes.contains) ?? false }) else {
+                if let other = threeDimensional.first {
+                    throw RecognitionError.unexpectedModel(path: path, reason: """
+                        its features input '\(other.name)' is \(other.elementType?.description ?? "not a tensor"); \
+                        Chorus feeds float32 or float16 features, so re-export the model with one of those
+                        """)
+                }
                 throw RecognitionError.unexpectedModel(
-                    path: session.modelPath, reason: "no float input of shape [1, channels, frames]")
+                    path: path, reason: "it has no features input of shape [1, channels, frames]; its inputs are "
+                        + session.inputs.map(\.description).joined(separator: ", "))
             }
             let length = session.inputs.first { [.int64, .int32].contains($0.elementType) && $0.shape.count == 1 }
             let others = session.inputs.filter { $0.name != features.name && $0.name != length?.name }
             guard others.isEmpty else {
                 throw RecognitionError.unexpectedModel(
-                    path: session.modelPath, reason: "unexpected inputs \(others.map(\.name).joined(separator: ", "))")
+                    path: path, reason: "unexpected inputs \(others.map(\.name).joined(separator: ", "))")
             }
-            let candidates = session.outputs.filter { $0.elementType == .float32 && $0.shape.count == 3 }
+            let candidates = session.outputs.filter { ($0.elementType.map(Self.floatTypes.contains) ?? false) && $0.shape.count == 3 }
             guard let output = candidates.first(where: { $0.name == "logprobs" }) ?? candidates.first else {
                 throw RecognitionError.unexpectedModel(
-                    path: session.modelPath, reason: "no float output of shape [1, frames, classes]")
+                    path: path, reason: "it has no float32 or float16 output of shape [1, frames, classes]; its outputs are "
+                        + session.outputs.map(\.description).joined(separator: ", "))
             }
             self.features = features
             self.length = length

@@ -58,6 +58,13 @@ public struct FastConformerRecognizer: ChunkTranscribing {
     public init(folder: URL, tokenizer: (any TokenDecoding)? = nil, options: SessionOptions = SessionOptions(),
                 cache: SessionCache = SessionCache()) throws {
         let remedy = "See `chorus transcribe --help` for the files a FastConformer model folder holds."
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw RecognitionError.modelFolderMissing(path: folder.path, remedy: """
+                No FastConformer weights ship with Chorus: give the folder of an exported model, \
+                holding encoder.onnx (or encoder_T<frames>.onnx per bucket) and tokenizer.model or tokens.txt.
+                """)
+        }
         guard let encoder = CTCHead.find(stem: "encoder", in: folder, options: options, cache: cache) else {
             throw RecognitionError.missingModelFile(
                 folder: folder.path, file: "encoder.onnx (or encoder_T<frames>.onnx per bucket)", remedy: remedy)
@@ -119,7 +126,14 @@ public struct FastConformerRecognizer: ChunkTranscribing {
     }
 
     /// What is said in `samples` (16 kHz, at most `maximumChunkSamples`), in one call per head.
+    ///
+    /// Audio shorter than two feature frames (20 ms) holds no speech, and its features cannot be
+    /// normalised (the deviation of one frame is undefined): it is heard as silence.
     public func recognize(chunk samples: [Float]) async throws -> Recognition {
+        if let bad = samples.firstIndex(where: { !$0.isFinite }) { throw RecognitionError.nonFiniteSample(index: bad) }
+        guard features.validFrames(for: samples.count) >= 2 else {
+            return Recognition(text: "", tokens: [], pronunciation: pronunciation == nil ? nil : "")
+        }
         let input = AcousticFeatures(features, samples: samples)
         let transcript = try await Self.decode(encoder, input, tokenizer)
         var reading: String?
@@ -140,7 +154,8 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         let output = try await head.logProbabilities(for: features)
         guard output.classes == vocabulary.vocabularySize + 1 else {
             throw RecognitionError.vocabularyMismatch(
-                path: head.modelPaths.first ?? "", vocabulary: vocabulary.vocabularySize, classes: output.classes)
+                model: head.modelPath(for: features.frames) ?? "the model", vocabulary: vocabulary.source,
+                tokens: vocabulary.vocabularySize, classes: output.classes)
         }
         var decoder = CTCGreedyDecoder.blankLast(vocabularySize: vocabulary.vocabularySize)
         let tokens = decoder.decode(scores: output.values, classes: output.classes).map(\.id)

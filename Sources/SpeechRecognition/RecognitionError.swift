@@ -1,5 +1,7 @@
 /// What can go wrong recognising speech, worded for the person who has to fix it.
 public enum RecognitionError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The model folder does not exist, or is a file.
+    case modelFolderMissing(path: String, remedy: String)
     /// The model folder lacks a file the recogniser needs.
     case missingModelFile(folder: String, file: String, remedy: String)
     /// A model file does not have the interface of a CTC head.
@@ -13,10 +15,14 @@ public enum RecognitionError: Error, Equatable, CustomStringConvertible, Sendabl
     /// The audio is not at the rate the recogniser runs at.
     case sampleRateMismatch(expected: Int, actual: Int)
     /// A vocabulary has a different size than the head's output.
-    case vocabularyMismatch(path: String, vocabulary: Int, classes: Int)
+    case vocabularyMismatch(model: String, vocabulary: String, tokens: Int, classes: Int)
+    /// The audio holds a NaN or infinite sample, which would turn every feature into NaN.
+    case nonFiniteSample(index: Int)
 
     public var description: String {
         switch self {
+        case .modelFolderMissing(let path, let remedy):
+            return "There is no recogniser model folder at \(path). \(remedy)"
         case .missingModelFile(let folder, let file, let remedy):
             return "The recogniser model in \(folder) has no \(file). \(remedy)"
         case .unexpectedModel(let path, let reason):
@@ -29,8 +35,11 @@ public enum RecognitionError: Error, Equatable, CustomStringConvertible, Sendabl
             return "\(frames) feature frames do not fit the largest bucket (\(largest)); cut the audio into chunks first."
         case .sampleRateMismatch(let expected, let actual):
             return "The recogniser runs on \(expected) Hz audio but was given \(actual) Hz; resample it first."
-        case .vocabularyMismatch(let path, let vocabulary, let classes):
-            return "\(path) lists \(vocabulary) tokens, but the head outputs \(classes) classes (tokens plus blank); they must belong together."
+        case .vocabularyMismatch(let model, let vocabulary, let tokens, let classes):
+            return "\(vocabulary) holds \(tokens) tokens, but \(model) outputs \(classes) classes, which needs \(classes - 1) "
+                + "tokens plus the blank; use the vocabulary exported with that model."
+        case .nonFiniteSample(let index):
+            return "Audio sample \(index) is not a finite number (NaN or infinity); the audio is corrupt, so decode or record it again."
         }
     }
 }

@@ -8,20 +8,30 @@ public protocol TokenDecoding: Sendable {
     var vocabularySize: Int { get }
     /// The text of `ids`.
     func decode(_ ids: [Int]) throws -> String
+    /// Where the vocabulary came from (its file), to name it in errors.
+    var source: String { get }
+}
+
+extension TokenDecoding {
+    public var source: String { "the vocabulary given to the recogniser" }
 }
 
 /// A SentencePiece model (`tokenizer.model`) as a CTC vocabulary: Text's decoder, control pieces left out.
 public struct SentencePieceVocabulary: TokenDecoding {
     /// The model, from Text.
     public let tokenizer: SentencePieceTokenizer
+    /// The file it was read from, to name it in errors.
+    public let source: String
 
-    public init(tokenizer: SentencePieceTokenizer) {
+    public init(tokenizer: SentencePieceTokenizer, source: String = "the SentencePiece model") {
         self.tokenizer = tokenizer
+        self.source = source
     }
 
     /// Reads the `.model` file at `url`.
     public init(contentsOf url: URL) throws {
         tokenizer = try SentencePieceTokenizer(contentsOf: url)
+        source = url.path
     }
 
     public var vocabularySize: Int { tokenizer.vocabularySize }
@@ -36,9 +46,12 @@ public struct SentencePieceVocabulary: TokenDecoding {
 public struct SymbolVocabulary: TokenDecoding, Equatable {
     /// The symbols by id.
     public let symbols: [String]
+    /// The file it was read from, to name it in errors.
+    public let source: String
 
-    public init(symbols: [String]) {
+    public init(symbols: [String], source: String = "the symbol list") {
         self.symbols = symbols
+        self.source = source
     }
 
     /// Reads `url`: one symbol per line, blank lines ignored.
@@ -49,6 +62,7 @@ public struct SymbolVocabulary: TokenDecoding, Equatable {
                 remedy: "It must be a UTF-8 text file with one symbol per line.")
         }
         symbols = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        source = url.path
     }
 
     public var vocabularySize: Int { symbols.count }
@@ -64,9 +78,12 @@ public struct SymbolVocabulary: TokenDecoding, Equatable {
 public struct PieceVocabulary: TokenDecoding, Equatable {
     /// The pieces by id, without the blank.
     public let pieces: [String]
+    /// The file it was read from, to name it in errors.
+    public let source: String
 
-    public init(pieces: [String]) {
+    public init(pieces: [String], source: String = "the piece list") {
         self.pieces = pieces
+        self.source = source
     }
 
     /// Reads `url`; each line is a piece and its id, in id order.
@@ -87,6 +104,7 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
         }
         if pieces.last == "<blk>" { pieces.removeLast() }
         self.pieces = pieces
+        source = url.path
     }
 
     public var vocabularySize: Int { pieces.count }

@@ -115,6 +115,7 @@ public struct SileroVAD: Sendable {
         in audio: [Float], segmenter: SpeechSegmenter = SpeechSegmenter()
     ) throws -> [SpeechSegment] {
         try segmenter.validate()
+        if let bad = audio.firstIndex(where: { !$0.isFinite }) { throw VADError.nonFiniteSample(index: bad) }
         let probabilities = try probabilities(for: audio)
         return segmenter.segments(
             probabilities: probabilities, sampleRate: sampleRate, windowSize: windowSize, audioLength: audio.count)

@@ -10,6 +10,8 @@ public enum VADError: Error, Equatable, CustomStringConvertible, Sendable {
     case windowSizeMismatch(expected: Int, actual: Int)
     /// A segmentation parameter is outside what makes sense.
     case invalidParameter(name: String, value: Double, reason: String)
+    /// The audio holds a NaN or infinite sample, which the model would read as silence.
+    case nonFiniteSample(index: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum VADError: Error, Equatable, CustomStringConvertible, Sendable {
             return "A VAD window must hold exactly \(expected) samples at this rate, got \(actual)."
         case .invalidParameter(let name, let value, let reason):
             return "VAD parameter \(name) = \(value) is invalid: \(reason)."
+        case .nonFiniteSample(let index):
+            return "Audio sample \(index) is not a finite number (NaN or infinity); the audio is corrupt, so decode or record it again."
         }
     }
 }

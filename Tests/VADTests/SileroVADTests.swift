@@ -83,6 +83,16 @@ import VAD
         #expect(throws: VADError.unsupportedSampleRate(44100)) { try SileroVAD(session: vad.session, sampleRate: 44100) }
     }
 
+    /// NaN would come out as a NaN probability, never above the threshold: corrupt audio would pass for silence.
+    @Test(.enabled(if: modelInstalled))
+    func emptyAudioHasNoSpeechAndCorruptAudioIsRefused() throws {
+        var vad = try SileroVAD()
+        #expect(try vad.speechSegments(in: []) == [])
+        var audio = try SpeechPausesClip(sampleRate: 16000).audio
+        audio[20000] = -.infinity
+        #expect(throws: VADError.nonFiniteSample(index: 20000)) { try vad.speechSegments(in: audio) }
+    }
+
     @Test func missingModelNamesThePathAndTheFix() {
         #expect(throws: VADError.modelMissing(path: "/nope/silero_vad.onnx")) {
             try SileroVAD(modelPath: "/nope/silero_vad.onnx")
