@@ -91,6 +91,7 @@ package.targets += [
                 resources: [.copy("Resources")]),
 ]
 package.targets.first { $0.name == "ChorusCLI" }!.dependencies += ["VAD", "SpeechRecognition"]
+package.targets.first { $0.name == "ChorusCLITests" }!.dependencies += ["Audio"]  // writes WAV inputs
 
 // Streaming: the ALSA device sink (Linux).
 package.targets += [

@@ -14,14 +14,16 @@ struct TranscribeCommand: AsyncParsableCommand {
         discussion: """
             A model folder holds encoder.onnx (or encoder_T<frames>.onnx, one per length bucket) taking \
             [1, 80, frames] NeMo features and giving [1, frames/8, vocabulary+1] log-probabilities with the \
-            blank last; tokens.txt (`piece id` per line); and optionally pronunciation.onnx (or \
+            blank last (float32 or float16); tokenizer.model (SentencePiece) or tokens.txt (`piece id` per \
+            line); and optionally pronunciation.onnx (or \
             pronunciation_T<frames>.onnx) with pronunciation_vocab.txt for a second CTC head. \
             The default folder is $CHORUS_MODELS/fastconformer.
 
             Audio longer than the largest bucket is cut at pauses (Silero VAD, when installed) or into \
-            overlapping chunks, and the pieces are merged. With --live, audio is read as it arrives \
-            (raw 16-bit mono PCM at --rate, or a WAV stream), partial transcripts go to standard error \
-            and each utterance's final transcript to standard output when the speaker pauses.
+            overlapping chunks, and the pieces are merged. Audio at other rates is resampled to 16 kHz and \
+            stereo is mixed to mono. With --live, audio is read as it arrives (raw 16-bit mono PCM at --rate, \
+            or a WAV stream), partial transcripts go to standard error and each utterance's final transcript \
+            to standard output when the speaker pauses.
 
             Examples:
               chorus transcribe talk.wav --model ~/models/fastconformer
@@ -30,7 +32,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The WAV file to transcribe; - reads standard input (with --live).")
+    @Argument(help: "The WAV file to transcribe; - reads standard input (a WAV stream, or raw 16-bit mono PCM at --rate).")
     var file: String
 
     @Option(help: "The model folder (default: $CHORUS_MODELS/fastconformer).")
@@ -39,7 +41,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Transcribe as the audio arrives, with partial and final transcripts.")
     var live = false
 
-    @Option(help: "With --live: the rate of raw PCM input (a WAV stream carries its own).")
+    @Option(help: "The rate of raw PCM on standard input (a WAV stream carries its own).")
     var rate: Int = 16000
 
     @Flag(help: "Do not use Silero VAD for cut points and pauses even when it is installed.")
@@ -55,12 +57,18 @@ struct TranscribeCommand: AsyncParsableCommand {
                                visibility: .hidden))
     var repeats: Int = 0
 
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be 1 or more; leave it out for one per core.") }
+        guard rate > 0 else { throw ValidationError("--rate must be a sample rate in Hz, such as 16000.") }
+    }
+
     func run() async throws {
         let folder = model.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelDirectory.folder(for: "fastconformer")
-        guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw ValidationError("""
-                No recogniser model at \(folder.path). No FastConformer weights ship with Chorus; \
-                pass --model DIR with a folder as `chorus transcribe --help` describes.
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw RecognitionError.modelFolderMissing(path: folder.path, remedy: """
+                No FastConformer weights ship with Chorus; pass --model DIR with the folder of an exported model \
+                (`chorus transcribe --help` lists its files).
                 """)
         }
         let recognizer = try FastConformerRecognizer(folder: folder, options: SessionOptions(intraOpThreads: threads))
@@ -72,10 +80,23 @@ struct TranscribeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The name of the input in messages.
+    private var source: String { file == "-" ? "standard input" : file }
+
+    /// The whole input as mono samples and their rate: a WAV file, or standard input (WAV or raw PCM at --rate).
+    private func readAudio() throws -> (samples: [Float], sampleRate: Int) {
+        guard file == "-" else { return try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file)) }
+        let bytes = FileHandle.standardInput.readDataToEndOfFile()
+        guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: source) }
+        var decoder = StreamDecoder(rawRate: rate, source: source)
+        let samples = try decoder.samples(from: bytes, final: true)
+        return (samples, decoder.sampleRate ?? rate)
+    }
+
     private func transcribeFile(_ recognizer: FastConformerRecognizer, useVAD: Bool) async throws {
-        guard file != "-" else { throw ValidationError("Reading standard input needs --live; give a WAV file otherwise.") }
-        let (samples, inputRate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file))
-        let audio = inputRate == recognizer.sampleRate
+        let (samples, inputRate) = try readAudio()
+        if samples.isEmpty { SpeakCommand.status("note: \(source) holds no audio, so the transcript is empty\n") }
+        let audio = inputRate == recognizer.sampleRate || samples.isEmpty
             ? samples : try Resampler.resample(samples, from: inputRate, to: recognizer.sampleRate)
         let runtime = try OnnxRuntime.shared()
         func recognizeOnce() async throws -> Recognition {
@@ -117,18 +138,18 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     private func transcribeLive(_ recognizer: FastConformerRecognizer, vad: StreamingVAD?) async throws {
         let input = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-        var decoder = StreamDecoder(rawRate: rate)
+        var decoder = StreamDecoder(rawRate: rate, source: source)
         var transcriber: LiveTranscriber?
+        var heard = 0
         while true {
             let block = input.readData(ofLength: 6400)
             let samples = try decoder.samples(from: block, final: block.isEmpty)
+            heard += samples.count
+            if block.isEmpty, heard == 0 { throw StreamDecoder.Failure.noAudio(source: source) }
             if transcriber == nil, let inputRate = decoder.sampleRate {
                 transcriber = try LiveTranscriber(recognizer: recognizer, inputRate: inputRate, vad: vad)
             }
-            guard let transcriber else {
-                if block.isEmpty { throw ValidationError("The input ended before any audio arrived.") }
-                continue
-            }
+            guard let transcriber else { continue }
             let updates = block.isEmpty ? try await transcriber.finish() : try await transcriber.push(samples)
             updates.forEach(report)
             if block.isEmpty { break }
@@ -167,16 +188,39 @@ struct TranscribeCommand: AsyncParsableCommand {
 /// Audio bytes as they arrive on a stream, to mono samples: a WAV stream (its header read with
 /// Audio's WAV reader) or, without a RIFF header, raw 16-bit little-endian mono PCM.
 struct StreamDecoder {
+    /// Input that cannot be transcribed, named for the person who piped it in.
+    enum Failure: Error, CustomStringConvertible {
+        case noAudio(source: String)
+        case compressed(source: String, format: String)
+        case headerCut(source: String)
+
+        var description: String {
+            switch self {
+            case .noAudio(let source):
+                "No audio arrived on \(source): it ended before the first sample. Pipe in a WAV stream or raw 16-bit mono PCM."
+            case .compressed(let source, let format):
+                "The data on \(source) is \(format), which Chorus does not decode; convert it to WAV first, for example "
+                    + "`ffmpeg -i input -f wav - | chorus transcribe --live -`."
+            case .headerCut(let source):
+                "The WAV stream on \(source) ended inside its header, before the data chunk; send the whole file."
+            }
+        }
+    }
+
     let rawRate: Int
+    let source: String
     private var pending = Data()
     /// The WAV header with its data size zeroed, so Audio decodes any run of whole frames after it.
     private var header: Data?
+    /// Audio bytes the WAV header declares that are still to come; `nil` when open-ended (a stream).
+    private var remaining: Int?
     private var frameBytes = 2
     private var decided = false
     private(set) var sampleRate: Int?
 
-    init(rawRate: Int) {
+    init(rawRate: Int, source: String) {
         self.rawRate = rawRate
+        self.source = source
     }
 
     /// The samples `bytes` complete; `final` flushes what is left.
@@ -187,21 +231,34 @@ struct StreamDecoder {
             let tag = String(decoding: pending.prefix(4), as: UTF8.self)
             if tag == "RIFF" || tag == "RF64" {
                 guard try readHeader(final: final) else { return [] }
+            } else if let format = Self.compressedFormats.first(where: { tag.hasPrefix($0.magic) })?.name {
+                throw Failure.compressed(source: source, format: format)
             } else {
                 sampleRate = rawRate
             }
             decided = true
         }
-        let whole = pending.count - pending.count % frameBytes
+        var usable = pending.count
+        if let remaining { usable = min(usable, remaining) }
+        let whole = usable - usable % frameBytes
         guard whole > 0 else { return [] }
         let body = pending.prefix(whole)
         pending = Data(pending.dropFirst(whole))
+        if let remaining {
+            self.remaining = remaining - whole
+            // Chunks after the audio (metadata) are not samples.
+            if remaining - whole < frameBytes { pending = Data() }
+        }
         guard let header else {
             let pcm = body.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) } }
             return SampleConversion.floats(fromPCM16: pcm)
         }
-        return try WAVFile.decode(header + body, path: "<stream>").mono
+        return try WAVFile.decode(header + body, path: source).mono
     }
+
+    /// Containers of compressed audio people pipe in by mistake, by their first bytes.
+    static let compressedFormats = [(magic: "ID3", name: "MP3 audio"), (magic: "fLaC", name: "FLAC audio"),
+                                    (magic: "OggS", name: "Ogg audio")]
 
     /// Finds the data chunk; true once the header is complete.
     private mutating func readHeader(final: Bool) throws -> Bool {
@@ -213,7 +270,7 @@ struct StreamDecoder {
             if bytes[offset..<(offset + 4)].elementsEqual("data".utf8) {
                 var head = Data(bytes[..<(offset + 8)])
                 head.replaceSubrange((offset + 4)..<(offset + 8), with: [0, 0, 0, 0])
-                let format = try WAVFile.decode(head, path: "<stream>")
+                let format = try WAVFile.decode(head, path: source)
                 let width: Int
                 switch format.encoding {
                 case .integer(let bits), .float(let bits): width = (bits + 7) / 8
@@ -221,12 +278,15 @@ struct StreamDecoder {
                 header = head
                 frameBytes = width * format.channels
                 sampleRate = format.sampleRate
+                // 0 and 0xFFFFFFFF are what streaming writers leave: the audio runs to the end.
+                let isRF64 = bytes[0..<4].elementsEqual("RF64".utf8)
+                remaining = size == 0 || size == 0xFFFF_FFFF || isRF64 ? nil : size
                 pending = Data(bytes[(offset + 8)...])
                 return true
             }
             offset += 8 + size + (size & 1)
         }
-        if final { throw ValidationError("The WAV stream ended before its data chunk.") }
+        if final { throw Failure.headerCut(source: source) }
         return false
     }
 }

@@ -39,22 +39,38 @@ struct VADCommand: AsyncParsableCommand {
     @Option(help: "A silero_vad.onnx to use instead of the installed one.")
     var model: String?
 
-    func run() async throws {
-        let segmenter = SpeechSegmenter(threshold: threshold, minSpeechMilliseconds: minSpeechMs,
-                                        minSilenceMilliseconds: minSilenceMs, speechPadMilliseconds: padMs)
+    private var segmenter: SpeechSegmenter {
+        SpeechSegmenter(threshold: threshold, minSpeechMilliseconds: minSpeechMs,
+                        minSilenceMilliseconds: minSilenceMs, speechPadMilliseconds: padMs)
+    }
+
+    /// The flag that sets each segmenter parameter, to name it in errors.
+    private static let flags = ["threshold": "--threshold", "minSpeechMilliseconds": "--min-speech-ms",
+                                "minSilenceMilliseconds": "--min-silence-ms", "speechPadMilliseconds": "--pad-ms"]
+
+    func validate() throws {
         do {
             try segmenter.validate()
-        } catch {
-            throw ValidationError(String(describing: error))
+        } catch VADError.invalidParameter(let name, let value, let reason) {
+            let shown = value.rounded() == value ? String(Int(value)) : String(value)
+            throw ValidationError("\(Self.flags[name] ?? name) \(shown) is invalid: \(reason).")
         }
+    }
+
+    func run() async throws {
+        let segmenter = self.segmenter
         let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file))
         let vadRate = rate == 8000 ? 8000 : 16000
-        let audio = rate == vadRate ? samples : try Resampler.resample(samples, from: rate, to: vadRate)
+        let audio = rate == vadRate || samples.isEmpty ? samples : try Resampler.resample(samples, from: rate, to: vadRate)
         var vad = try SileroVAD(modelPath: model, sampleRate: vadRate)
         let started = Date()
         let segments = try vad.speechSegments(in: audio, segmenter: segmenter)
         let elapsed = Date().timeIntervalSince(started)
-        print(json ? Self.json(segments) : segments.map(Self.line).joined(separator: "\n"))
+        if json {
+            print(Self.json(segments))
+        } else if !segments.isEmpty {
+            print(segments.map(Self.line).joined(separator: "\n"))
+        }
         let seconds = Double(audio.count) / Double(vadRate)
         FileHandle.standardError.write(Data(String(
             format: "%d segments in %.2f s of audio, analysed in %.3f s (%.0fx real time)\n",

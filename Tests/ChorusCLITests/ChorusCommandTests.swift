@@ -6,6 +6,8 @@ struct ChorusProcess {
     var status: Int32
     var standardOutput: String
     var standardError: String
+    /// Whether the process died of a signal (a crash) rather than exiting.
+    var crashed = false
 
     static var binary: URL {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -34,7 +36,8 @@ struct ChorusProcess {
         process.waitUntilExit()
         return ChorusProcess(status: process.terminationStatus,
                              standardOutput: String(decoding: outData, as: UTF8.self),
-                             standardError: String(decoding: errData, as: UTF8.self))
+                             standardError: String(decoding: errData, as: UTF8.self),
+                             crashed: process.terminationReason == .uncaughtSignal)
     }
 }
 
