@@ -17,6 +17,7 @@ public final class InferenceSession: @unchecked Sendable {
     // Names as C strings, made once, so `run` converts nothing per call.
     private let inputNames: [UnsafeMutablePointer<CChar>]
     private let outputNames: [UnsafeMutablePointer<CChar>]
+    private let inputNamePointers: [UnsafePointer<CChar>]
     private let inputIndex: [String: Int]
     private let outputIndex: [String: Int]
 
@@ -54,6 +55,7 @@ public final class InferenceSession: @unchecked Sendable {
         }
         inputNames = inputs.map { strdup($0.name)! }
         outputNames = outputs.map { strdup($0.name)! }
+        inputNamePointers = inputNames.map { UnsafePointer($0) }
         inputIndex = Dictionary(uniqueKeysWithValues: inputs.enumerated().map { ($1.name, $0) })
         outputIndex = Dictionary(uniqueKeysWithValues: outputs.enumerated().map { ($1.name, $0) })
     }
@@ -74,54 +76,108 @@ public final class InferenceSession: @unchecked Sendable {
     /// Inputs are checked against the model's declared names, element types, ranks and fixed
     /// dimensions first, so a mistake is reported with the name at fault rather than as a runtime error.
     public func run(_ feeds: [String: Tensor], outputs requested: [String]? = nil) throws -> [String: Tensor] {
-        var values = [OpaquePointer?](repeating: nil, count: inputs.count)
-        for (name, tensor) in feeds {
+        let names = Array(feeds.keys)
+        let plan = try plan(inputs: names, outputs: requested ?? outputs.map(\.name))
+        let results = try run(plan, inputs: names.map { feeds[$0]! }, outputs: [])
+        var output: [String: Tensor] = [:]
+        for (position, index) in plan.outputPositions.enumerated() { output[outputs[index].name] = results[position] }
+        return output
+    }
+
+    /// Input and output names resolved to the model's positions once, so a run repeated in a loop
+    /// (a decoder step) looks up no names; made by `plan(inputs:outputs:)` for this session only.
+    public struct RunPlan: Sendable {
+        let session: ObjectIdentifier
+        let inputPositions: [Int]
+        let outputPositions: [Int]
+    }
+
+    /// A plan that feeds `inputs` (every input of the model, in the order `run` will be given them) and
+    /// fetches `outputs` (any of the model's outputs, in the order `run` returns them).
+    public func plan(inputs feeds: [String], outputs requested: [String]) throws -> RunPlan {
+        let inputPositions = try feeds.map { name in
             guard let index = inputIndex[name] else {
                 throw OnnxRuntimeError.unknownInput(name: name, model: modelPath, expected: inputs.map(\.name))
             }
-            try validate(tensor, against: inputs[index])
-            values[index] = tensor.value
+            return index
         }
-        if let missing = values.firstIndex(where: { $0 == nil }) {
+        if let missing = inputs.indices.first(where: { !inputPositions.contains($0) }) {
             throw OnnxRuntimeError.missingInput(name: inputs[missing].name, model: modelPath)
         }
-        let wanted = try (requested ?? outputs.map(\.name)).map { name in
+        let outputPositions = try requested.map { name in
             guard let index = outputIndex[name] else {
                 throw OnnxRuntimeError.unknownOutput(name: name, model: modelPath, available: outputs.map(\.name))
             }
             return index
         }
+        return RunPlan(session: ObjectIdentifier(self), inputPositions: inputPositions, outputPositions: outputPositions)
+    }
 
-        var results = [OpaquePointer?](repeating: nil, count: wanted.count)
-        let inputPointers = inputNames.map { UnsafePointer($0) }
-        let outputPointers = wanted.map { UnsafePointer(outputNames[$0]) }
-        let clock = ContinuousClock()
-        let started = clock.now
-        let status = values.withUnsafeBufferPointer { valueBuffer in
-            runtime.api.Run(session, nil, inputPointers, valueBuffer.baseAddress!, inputs.count,
-                            outputPointers, wanted.count, &results)
+    /// Runs `plan` with `inputs` in the plan's input order and returns its outputs in the plan's order.
+    ///
+    /// `outputs` is empty, or holds one entry per planned output: a tensor of the shape the model will
+    /// produce, which the runtime writes in place and which is returned as it is (no allocation, no
+    /// metadata read back), or `nil` for one the runtime allocates. Inputs and given outputs are checked
+    /// against the model's declared element types, ranks and fixed dimensions.
+    public func run(_ plan: RunPlan, inputs feeds: [Tensor], outputs given: [Tensor?]) throws -> [Tensor] {
+        precondition(plan.session == ObjectIdentifier(self), "a RunPlan runs only on the session that made it")
+        precondition(feeds.count == plan.inputPositions.count, "one tensor per planned input")
+        precondition(given.isEmpty || given.count == plan.outputPositions.count, "no outputs or one per planned output")
+        let outputCount = plan.outputPositions.count
+        let inputCount = inputs.count
+        return try withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: inputCount) { values in
+            values.initialize(repeating: nil)
+            for (position, tensor) in zip(plan.inputPositions, feeds) {
+                try validate(tensor, against: inputs[position])
+                values[position] = tensor.value
+            }
+            return try withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>.self, capacity: outputCount) { names in
+                for (slot, index) in plan.outputPositions.enumerated() { names[slot] = UnsafePointer(outputNames[index]) }
+                return try withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: outputCount) { results in
+                    for slot in 0..<outputCount {
+                        let tensor = given.isEmpty ? nil : given[slot]
+                        if let tensor { try validate(tensor, against: outputs[plan.outputPositions[slot]]) }
+                        results[slot] = tensor?.value
+                    }
+                    let clock = ContinuousClock()
+                    let started = clock.now
+                    let status = runtime.api.Run(session, nil, inputNamePointers, values.baseAddress!, inputCount,
+                                                 UnsafePointer(names.baseAddress!), outputCount, results.baseAddress!)
+                    runtime.recordRun(clock.now - started)
+                    // Feeds and given outputs must outlive Run: the runtime reads and writes their memory during the call.
+                    withExtendedLifetime(feeds) {}
+                    withExtendedLifetime(given) {}
+                    try runtime.check(status, model: modelPath)
+                    return try collect(results, plan: plan, given: given)
+                }
+            }
         }
-        runtime.recordRun(clock.now - started)
-        // Feeds must outlive Run: the runtime reads their memory during the call.
-        withExtendedLifetime(feeds) {}
-        try runtime.check(status, model: modelPath)
+    }
 
-        var output: [String: Tensor] = [:]
+    /// The outputs of a finished run: the given tensors as they are, the runtime's new values wrapped
+    /// (every new value is released if one cannot be wrapped).
+    private func collect(_ results: UnsafeMutableBufferPointer<OpaquePointer?>, plan: RunPlan, given: [Tensor?]) throws -> [Tensor] {
+        var collected: [Tensor] = []
+        collected.reserveCapacity(results.count)
         var failure: Error?
-        for (position, index) in wanted.enumerated() {
-            guard let value = results[position] else { continue }
+        for slot in results.indices {
+            if !given.isEmpty, let tensor = given[slot] {
+                collected.append(tensor)
+                continue
+            }
+            guard let value = results[slot] else { continue }
             if failure != nil {
                 runtime.api.ReleaseValue(value)
                 continue
             }
             do {
-                output[outputs[index].name] = try Tensor(taking: value, runtime: runtime, name: outputs[index].name)
+                collected.append(try Tensor(taking: value, runtime: runtime, name: outputs[plan.outputPositions[slot]].name))
             } catch {
                 failure = error
             }
         }
         if let failure { throw failure }
-        return output
+        return collected
     }
 
     private func validate(_ tensor: Tensor, against info: ValueInfo) throws {

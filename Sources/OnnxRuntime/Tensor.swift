@@ -8,6 +8,8 @@ import COnnxRuntime
 public final class Tensor: @unchecked Sendable {
     let runtime: OnnxRuntime
     let value: OpaquePointer
+    /// The caller-owned memory a view was made over, kept alive as long as the view.
+    private let storage: TensorStorage?
     /// The element type the runtime holds.
     public let elementType: TensorElementType
     /// The dimensions the runtime holds.
@@ -20,6 +22,7 @@ public final class Tensor: @unchecked Sendable {
     init(taking value: OpaquePointer, runtime: OnnxRuntime, name: String) throws {
         self.runtime = runtime
         self.value = value
+        storage = nil
         let api = runtime.api
         do {
             var onnxType = ONNX_TYPE_UNKNOWN
@@ -45,6 +48,7 @@ public final class Tensor: @unchecked Sendable {
     ) throws {
         let runtime = try runtime ?? OnnxRuntime.shared()
         self.runtime = runtime
+        storage = nil
         guard shape.allSatisfy({ $0 >= 0 }) else {
             throw OnnxRuntimeError.shapeMismatch(shape: shape, elementCount: -1)
         }
@@ -67,6 +71,29 @@ public final class Tensor: @unchecked Sendable {
             runtime.api.ReleaseValue(value)
             throw error
         }
+    }
+
+    /// A tensor of `shape` over the first elements of `storage`, with no copy and no allocation of its own:
+    /// what the runtime writes into it (as a run's given output) lands in `storage`, and the same memory can
+    /// be viewed again with another shape (a KV cache one step longer). The view keeps `storage` alive.
+    public init(over storage: TensorStorage, shape: [Int]) throws {
+        let runtime = storage.runtime
+        self.runtime = runtime
+        self.storage = storage
+        let count = shape.reduce(1, *)
+        guard shape.allSatisfy({ $0 >= 0 }), count <= storage.capacity else {
+            throw OnnxRuntimeError.shapeMismatch(shape: shape, elementCount: storage.capacity)
+        }
+        var created: OpaquePointer?
+        try withUnsafeTemporaryAllocation(of: Int64.self, capacity: shape.count) { dims in
+            for (index, size) in shape.enumerated() { dims[index] = Int64(size) }
+            try runtime.check(runtime.api.CreateTensorWithDataAsOrtValue(
+                runtime.cpuMemoryInfo, storage.bytes, count * storage.elementSize, dims.baseAddress, shape.count,
+                storage.elementType.onnx, &created))
+        }
+        value = created!
+        elementType = storage.elementType
+        self.shape = shape
     }
 
     /// Makes a tensor holding `values` (one copy, into memory the runtime owns).
@@ -103,6 +130,21 @@ public final class Tensor: @unchecked Sendable {
         let count = elementCount
         let typed = count == 0 ? nil : data?.bindMemory(to: T.self, capacity: count)
         return try body(UnsafeBufferPointer(start: typed, count: count))
+    }
+
+    /// Calls `body` with the elements to write in place (an input reused across runs); throws if `T` is
+    /// not this tensor's element type. Writing while a run reads the tensor is the caller's race to avoid.
+    public func withUnsafeMutableBufferPointer<T: TensorElement, R>(
+        of type: T.Type, _ body: (UnsafeMutableBufferPointer<T>) throws -> R
+    ) throws -> R {
+        guard T.tensorElementType == elementType else {
+            throw OnnxRuntimeError.elementTypeMismatch(requested: T.tensorElementType, actual: elementType)
+        }
+        var data: UnsafeMutableRawPointer?
+        try runtime.check(runtime.api.GetTensorMutableData(value, &data))
+        let count = elementCount
+        let typed = count == 0 ? nil : data?.bindMemory(to: T.self, capacity: count)
+        return try body(UnsafeMutableBufferPointer(start: typed, count: count))
     }
 
     /// Copies the elements out as an array of `T`; throws if `T` is not this tensor's element type.

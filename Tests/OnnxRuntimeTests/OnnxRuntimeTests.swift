@@ -105,6 +105,45 @@ func modelPath(_ name: String) -> String {
         #expect(cache[100 * 4 + 99 * 4] == 2 * Float16(Float(99 % 7) * 0.25))
     }
 
+    @Test func plannedRunsWriteIntoGivenOutputsAndStorageViews() throws {
+        let session = try InferenceSession(modelPath: modelPath("kv_feedback"))
+        // Inputs in the plan's order, not the model's; outputs in the plan's order.
+        let plan = try session.plan(inputs: ["step", "past"], outputs: ["total", "present"])
+        let buffers = [try TensorStorage(elementType: .float16, capacity: 2 * 1 * 50 * 4),
+                       try TensorStorage(elementType: .float16, capacity: 2 * 1 * 50 * 4)]
+        let step = try Tensor([Float16](repeating: 0, count: 4), shape: [1, 1, 1, 4])
+        var past = try Tensor([Float16](), shape: [2, 1, 0, 4])
+        var total: Tensor?
+        var expectedSum: Float = 0
+        for index in 0..<50 {
+            let value = Float16(Float(index % 5) * 0.5)
+            try step.withUnsafeMutableBufferPointer(of: Float16.self) { $0.update(repeating: value) }
+            let present = try Tensor(over: buffers[index % 2], shape: [2, 1, index + 1, 4])
+            let results = try session.run(plan, inputs: [step, past], outputs: [total, present])
+            #expect(results[1] === present)
+            if let total { #expect(results[0] === total) }
+            total = results[0]
+            expectedSum += 3 * 4 * Float(value)
+            #expect(abs(try results[0].array(of: Float.self)[0] - expectedSum) < 1e-2)
+            past = present
+        }
+        // The last step's cache is in the second buffer: layer 0 then layer 1 (twice the value), 50 steps each.
+        let cache = try buffers[1].withUnsafeMutableBufferPointer(of: Float16.self) { Array($0.prefix(2 * 50 * 4)) }
+        #expect(cache[49 * 4] == Float16(Float(49 % 5) * 0.5))
+        #expect(cache[50 * 4 + 49 * 4] == 2 * Float16(Float(49 % 5) * 0.5))
+        #expect(cache[50 * 4 + 3 * 4] == 2 * Float16(Float(3 % 5) * 0.5))
+
+        #expect(throws: OnnxRuntimeError.self) { try session.plan(inputs: ["step"], outputs: ["total"]) }
+        #expect(throws: OnnxRuntimeError.self) { try session.plan(inputs: ["step", "past"], outputs: ["nope"]) }
+        #expect(throws: OnnxRuntimeError.self) {
+            try Tensor(over: buffers[0], shape: [2, 1, 51, 4])   // larger than the storage
+        }
+        #expect(throws: OnnxRuntimeError.self) {
+            // A given output of the wrong element type is refused before the run.
+            try session.run(plan, inputs: [step, past], outputs: [nil, Tensor([Float](repeating: 0, count: 8), shape: [2, 1, 1, 4])])
+        }
+    }
+
     @Test func runsAreCountedInTheRuntimeStatistics() throws {
         let runtime = try OnnxRuntime.shared()
         let session = try InferenceSession(modelPath: modelPath("float32_affine"))
