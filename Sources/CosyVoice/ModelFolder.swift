@@ -166,14 +166,38 @@ extension InferenceSession {
     /// The export keeps float32 at its boundary, but a re-export without `keep_io_types` declares
     /// float16; the engine follows whatever the session says rather than assuming.
     func floatTensor(_ values: [Float], shape: [Int], for input: String) throws -> Tensor {
+        try floatTensor(shape: shape, for: input) { _ = $0.update(fromContentsOf: values) }
+    }
+
+    /// A tensor of `shape` in the element type the session declares for `input`, whose values `fill`
+    /// writes as Float: in place for float32, through one conversion for float16.
+    func floatTensor(shape: [Int], for input: String,
+                     fill: (UnsafeMutableBufferPointer<Float>) throws -> Void) throws -> Tensor {
         switch self.input(named: input)?.elementType {
         #if !(os(macOS) && arch(x86_64))
         case .float16:
+            var values = [Float](repeating: 0, count: shape.reduce(1, *))
+            try values.withUnsafeMutableBufferPointer { try fill($0) }
             return try Tensor(values.map { Float16($0) }, shape: shape)
         #endif
         default:
-            return try Tensor(values, shape: shape)
+            return try Tensor(shape: shape, of: Float.self, fill: fill)
         }
+    }
+
+    /// `count` ones in the element type the session declares for `input`, to view as masks of any length up to `count`.
+    func ones(count: Int, for input: String) throws -> TensorStorage {
+        let type = self.input(named: input)?.elementType ?? .float32
+        let storage = try TensorStorage(elementType: type, capacity: count)
+        switch type {
+        #if !(os(macOS) && arch(x86_64))
+        case .float16:
+            try storage.withUnsafeMutableBufferPointer(of: Float16.self) { $0.update(repeating: 1) }
+        #endif
+        default:
+            try storage.withUnsafeMutableBufferPointer(of: Float.self) { $0.update(repeating: 1) }
+        }
+        return storage
     }
 
     /// `tensor` as input `name` declares it: the tensor itself when the element types agree (no copy,
@@ -191,5 +215,13 @@ extension InferenceSession {
             throw CosyVoiceError.unexpectedOutput(model: modelPath, name: name, shape: [], expected: "a tensor")
         }
         return tensor
+    }
+}
+
+extension Tensor {
+    /// Calls `body` with the elements as Float: in place for float32, converted for other types.
+    func withFloats<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
+        if elementType == .float32 { return try withUnsafeBufferPointer(of: Float.self, body) }
+        return try floats().withUnsafeBufferPointer(body)
     }
 }

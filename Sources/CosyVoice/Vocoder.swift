@@ -1,4 +1,3 @@
-import DSP
 import Foundation
 import OnnxRuntime
 
@@ -17,8 +16,6 @@ public struct Vocoder: Sendable {
     /// upstream `CausalHiFTGenerator.inference(finalize=False)` drops the f0 predictor's look-right
     /// (3 frames) and conv_pre's look-right (4 frames) and then 480 more samples (1 frame).
     public static let streamingHoldbackFrames = 8
-    /// HiFT's STFT: n_fft 16, hop 4, periodic Hann, centred with reflect padding (torch.stft/istft center=True).
-    static let stft = STFT.centered(fftSize: 16, hopLength: 4, window: Window.hann(16, periodic: true))
     /// Magnitudes are clipped to this before the inverse (upstream `_istft`).
     static let magnitudeLimit: Float = 100
 
@@ -34,54 +31,79 @@ public struct Vocoder: Sendable {
     }
 
     /// `mel.frames x 480` samples of audio.
+    ///
+    /// Tensors are filled and read in place: the mel is made once for both models that read it, the
+    /// source's STFT is written straight into the decoder's input, and the inverse reads the decoder's
+    /// outputs where the runtime left them.
     public func audio(for mel: MelSpectrogram) throws -> [Float] {
         guard mel.frames > 0 else { return [] }
         let shape = [1, MelSpectrogram.bins, mel.frames]
         let melTensor = try f0Predictor.floatTensor(mel.values, shape: shape, for: "mel")
-        let f0 = try f0Predictor.output("f0", of: ["mel": melTensor]).floats()
-        let source = try sourceGenerator.output("source", of: [
-            "f0": sourceGenerator.floatTensor(f0, shape: [1, 1, mel.frames], for: "f0"),
-        ]).floats()
-
-        let spectrum = Self.sourceSpectrum(source)
-        let bins = Self.stft.binCount
-        let outputs = try decoder.run([
-            "mel": decoder.floatTensor(mel.values, shape: shape, for: "mel"),
-            "source_stft": decoder.floatTensor(spectrum.values, shape: [1, 2 * bins, spectrum.frames],
-                                               for: "source_stft"),
-        ])
+        let f0 = try f0Predictor.output("f0", of: ["mel": melTensor])
+        let f0Input = try sourceGenerator.floatTensor(shape: [1, 1, mel.frames], for: "f0") { row in
+            try f0.withFloats { values in
+                guard values.count == mel.frames else {
+                    throw CosyVoiceError.unexpectedOutput(model: f0Predictor.modelPath, name: "f0", shape: f0.shape,
+                                                          expected: "[1, \(mel.frames)]")
+                }
+                _ = row.update(fromContentsOf: values)
+            }
+        }
+        let source = try sourceGenerator.output("source", of: ["f0": f0Input])
+        let samples = mel.frames * Self.samplesPerFrame
+        guard source.elementCount == samples else {
+            throw CosyVoiceError.unexpectedOutput(model: sourceGenerator.modelPath, name: "source", shape: source.shape,
+                                                  expected: "[1, 1, \(samples)]")
+        }
+        let frames = HiFTTransform.frameCount(samples: samples)
+        let spectrum = try decoder.floatTensor(shape: [1, 2 * HiFTTransform.bins, frames], for: "source_stft") { spectrum in
+            try source.withFloats { HiFTTransform.forward($0, into: spectrum) }
+        }
+        let decoderMel = decoder.input(named: "mel")?.elementType == melTensor.elementType ? melTensor
+            : try decoder.floatTensor(mel.values, shape: shape, for: "mel")
+        let outputs = try decoder.run(["mel": decoderMel, "source_stft": spectrum])
         guard let magnitude = outputs["magnitude"], let phase = outputs["phase"],
-              magnitude.shape == [1, bins, spectrum.frames], phase.shape == magnitude.shape
+              magnitude.shape == [1, HiFTTransform.bins, frames], phase.shape == magnitude.shape
         else {
             throw CosyVoiceError.unexpectedOutput(model: decoder.modelPath, name: "magnitude",
                                                   shape: outputs["magnitude"]?.shape ?? [],
-                                                  expected: "[1, 9, \(spectrum.frames)] with a phase of the same shape")
+                                                  expected: "[1, 9, \(frames)] with a phase of the same shape")
         }
-        let audio = Self.inverse(magnitude: try magnitude.floats(), phase: try phase.floats(), frames: spectrum.frames)
-        return audio.map { min(max($0, -Self.audioLimit), Self.audioLimit) }
+        var audio = [Float](repeating: 0, count: samples)
+        try magnitude.withFloats { magnitude in
+            try phase.withFloats { phase in
+                audio.withUnsafeMutableBufferPointer { audio in
+                    HiFTTransform.inverse(magnitude: magnitude, phase: phase, frames: frames,
+                                          magnitudeLimit: Self.magnitudeLimit, audioLimit: Self.audioLimit, into: audio)
+                }
+            }
+        }
+        return audio
     }
 
     /// The source's centred STFT as the decoder reads it: [18, frames] channel-major, 9 real rows then 9 imaginary.
     static func sourceSpectrum(_ source: [Float]) -> (values: [Float], frames: Int) {
-        let (real, imag) = stft.spectrogram(source)
-        return (real.transposed().values + imag.transposed().values, real.rows)
+        let frames = HiFTTransform.frameCount(samples: source.count)
+        var values = [Float](repeating: 0, count: 2 * HiFTTransform.bins * frames)
+        source.withUnsafeBufferPointer { source in
+            values.withUnsafeMutableBufferPointer { HiFTTransform.forward(source, into: $0) }
+        }
+        return (values, frames)
     }
 
     /// The audio of [9, frames] channel-major magnitude (clipped to 100) and phase: torch.istft with
-    /// center=True, so `n_fft / 2` samples are trimmed at each end and `hop x (frames - 1)` remain.
-    /// (The community export's numpy iSTFT forgets the trim.)
+    /// center=True, so `n_fft / 2` samples are trimmed at each end and `hop x (frames - 1)` remain,
+    /// clipped to +-0.99. (The community export's numpy iSTFT forgets the trim.)
     static func inverse(magnitude: [Float], phase: [Float], frames: Int) -> [Float] {
-        let bins = stft.binCount
-        var real = Matrix(rows: frames, columns: bins)
-        var imag = Matrix(rows: frames, columns: bins)
-        for bin in 0..<bins {
-            for frame in 0..<frames {
-                let m = min(magnitude[bin * frames + frame], magnitudeLimit)
-                let p = phase[bin * frames + frame]
-                real.values[frame * bins + bin] = m * cos(p)
-                imag.values[frame * bins + bin] = m * sin(p)
+        var audio = [Float](repeating: 0, count: HiFTTransform.hop * (frames - 1))
+        magnitude.withUnsafeBufferPointer { magnitude in
+            phase.withUnsafeBufferPointer { phase in
+                audio.withUnsafeMutableBufferPointer { audio in
+                    HiFTTransform.inverse(magnitude: magnitude, phase: phase, frames: frames,
+                                          magnitudeLimit: magnitudeLimit, audioLimit: audioLimit, into: audio)
+                }
             }
         }
-        return stft.inverse(real: real, imag: imag)
+        return audio
     }
 }

@@ -179,6 +179,16 @@ import Testing
         #expect(maxAbsDifference(back, signal) < 1e-5)
     }
 
+    @Test func vectorSineAndCosineMatchLibm() {
+        var worst = 0.0
+        for step in -100_000...100_000 {
+            let x = 20 * Float(step) / 100_000
+            let (sine, cosine) = SIMD8<Float>(repeating: x).sineAndCosine()
+            worst = max(worst, abs(Double(sine[5]) - sin(Double(x))), abs(Double(cosine[5]) - cos(Double(x))))
+        }
+        #expect(worst < 5e-7)
+    }
+
     @Test func magnitudeIsClippedAt100() {
         let frames = 9
         let big = [Float](repeating: 1000, count: 9 * frames)
