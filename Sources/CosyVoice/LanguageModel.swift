@@ -46,6 +46,11 @@ public struct LanguageModel: Sendable {
     /// `promptText` and whose speech tokens are `promptSpeech`; calls `onToken` with each as it is drawn.
     ///
     /// Returns every drawn token, before the silence filter (which upstream applies after the LLM).
+    ///
+    /// A decode step allocates nothing on the Swift side: the first step's outputs (logits, hidden state,
+    /// embedding) become the tensors every later step writes into, the KV cache alternates between two
+    /// buffers sized for the longest utterance the limits allow, and the attention mask is a view of a row
+    /// of ones one element longer each step.
     @discardableResult
     public func generate(
         promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream,
@@ -53,57 +58,74 @@ public struct LanguageModel: Sendable {
     ) throws -> [Int] {
         let limits = Self.lengthLimits(textCount: text.count)
         let input = try inputEmbeddings(promptText: promptText, text: text, promptSpeech: promptSpeech)
-        let width = input.width
-        var length = input.values.count / width
+        var length = input.shape[1]
+        let width = input.shape[2]
+        let longest = length + limits.upperBound
 
-        let prefill = try backboneInitial.run([
-            "inputs_embeds": backboneInitial.floatTensor(input.values, shape: [1, length, width], for: "inputs_embeds"),
-            "attention_mask": backboneInitial.floatTensor(ones(length), shape: [1, length], for: "attention_mask"),
-        ])
-        guard let states = prefill["hidden_states"], var cache = prefill["past_key_values"] else {
-            throw CosyVoiceError.unexpectedOutput(model: backboneInitial.modelPath, name: "hidden_states",
-                                                  shape: [], expected: "hidden_states and past_key_values")
+        let prefill = try backboneInitial.run(
+            backboneInitial.plan(inputs: ["inputs_embeds", "attention_mask"], outputs: ["hidden_states", "past_key_values"]),
+            inputs: [input, backboneInitial.floatTensor(shape: [1, length], for: "attention_mask") { $0.update(repeating: 1) }],
+            outputs: [])
+        var cache = prefill[1]
+        var hidden = try decoder.floatTensor(shape: [1, 1, width], for: "hidden_state") { row in
+            try prefill[0].withFloats { states in
+                guard states.count == length * width else {
+                    throw CosyVoiceError.unexpectedOutput(model: backboneInitial.modelPath, name: "hidden_states",
+                                                          shape: prefill[0].shape, expected: "[1, \(length), \(width)]")
+                }
+                _ = row.update(fromContentsOf: states[(states.count - width)...])
+            }
         }
-        let lastRow = Array(try states.floats().suffix(width))
-        var hidden = try decoder.floatTensor(lastRow, shape: [1, 1, width], for: "hidden_state")
+
+        let decoderPlan = try decoder.plan(inputs: ["hidden_state"], outputs: ["logits"])
+        let embeddingPlan = try speechEmbedding.plan(inputs: ["token"], outputs: ["embedded"])
+        let decodePlan = try backboneDecode.plan(inputs: ["inputs_embeds", "attention_mask", "past_key_values"],
+                                                 outputs: ["hidden_states", "new_past_key_values"])
+        let token = try Tensor([Int64(0)], shape: [1, 1])
+        let ones = try backboneDecode.ones(count: longest, for: "attention_mask")
+        var logits: Tensor?, embedded: Tensor?, decodedHidden: Tensor?
+        var caches: CacheBuffers?
+        var sampler = TokenSampler(vocabularySize: 0)
 
         var tokens: [Int] = []
         for step in 0..<limits.upperBound {
-            let logits = try decoder.output("logits", of: ["hidden_state": decoder.fitting(hidden, to: "hidden_state")]).floats()
-            let probabilities = Self.softmax(logits)
-            let token = try draw(probabilities, history: tokens, sampling: sampling, random: &random,
-                                 allowStop: step >= limits.lowerBound, step: step)
-            if Self.stopTokens.contains(token) { break }
-            tokens.append(token)
-            try onToken(token)
+            logits = try decoder.run(decoderPlan, inputs: [decoder.fitting(hidden, to: "hidden_state")], outputs: [logits])[0]
+            let drawn = try logits!.withFloats { logits in
+                try draw(logits, sampler: &sampler, history: tokens, sampling: sampling, random: &random,
+                         allowStop: step >= limits.lowerBound, step: step)
+            }
+            if Self.stopTokens.contains(drawn) { break }
+            tokens.append(drawn)
+            try onToken(drawn)
             if step == limits.upperBound - 1 { break }
 
+            try token.withUnsafeMutableBufferPointer(of: Int64.self) { $0[0] = Int64(drawn) }
+            embedded = try speechEmbedding.run(embeddingPlan, inputs: [token], outputs: [embedded])[0]
             length += 1
-            let embedded = try speechEmbedding.output("embedded", of: ["token": Tensor([Int64(token)], shape: [1, 1])])
-            let next = try backboneDecode.run([
-                "inputs_embeds": backboneDecode.fitting(embedded, to: "inputs_embeds"),
-                "attention_mask": backboneDecode.floatTensor(ones(length), shape: [1, length], for: "attention_mask"),
-                // Fed back exactly as returned: the runtime's element type and shape, never re-read.
-                "past_key_values": cache,
-            ])
-            guard let nextHidden = next["hidden_states"], let nextCache = next["new_past_key_values"] else {
-                throw CosyVoiceError.unexpectedOutput(model: backboneDecode.modelPath, name: "hidden_states",
-                                                      shape: [], expected: "hidden_states and new_past_key_values")
+            let next = try backboneDecode.run(decodePlan, inputs: [
+                backboneDecode.fitting(embedded!, to: "inputs_embeds"),
+                Tensor(over: ones, shape: [1, length]),
+                // Fed back as the runtime holds it: its element type and shape, never re-read.
+                cache,
+            ], outputs: [decodedHidden, caches?.next(after: cache)])
+            decodedHidden = next[0]
+            hidden = next[0]
+            if caches == nil {
+                caches = try CacheBuffers(before: cache, after: next[1], longest: longest, model: backboneDecode.modelPath)
             }
-            hidden = nextHidden
-            cache = nextCache
+            cache = next[1]
         }
         return tokens
     }
 
     /// upstream `sampling_ids`: before the minimum length a drawn stop id is rejected and drawn again.
     private func draw(
-        _ probabilities: [Double], history: [Int], sampling: Sampling, random: inout SeededRandom,
-        allowStop: Bool, step: Int
+        _ logits: UnsafeBufferPointer<Float>, sampler: inout TokenSampler, history: [Int], sampling: Sampling,
+        random: inout SeededRandom, allowStop: Bool, step: Int
     ) throws -> Int {
         var redraws = 0
         while true {
-            let token = sampling.draw(probabilities, history: history, random: &random)
+            let token = sampler.draw(sampling, logits: logits, history: history, random: &random)
             if allowStop || token < Self.speechTokenCount { return token }
             redraws += 1
             if redraws > Self.maximumRedraws {
@@ -112,8 +134,8 @@ public struct LanguageModel: Sendable {
         }
     }
 
-    /// `[sos, text(promptText + text), task, speech(promptSpeech)]` as one [length, width] row-major buffer.
-    private func inputEmbeddings(promptText: [Int], text: [Int], promptSpeech: [Int]) throws -> (values: [Float], width: Int) {
+    /// `[sos, text(promptText + text), task, speech(promptSpeech)]` as the backbone's [1, length, width] input.
+    private func inputEmbeddings(promptText: [Int], text: [Int], promptSpeech: [Int]) throws -> Tensor {
         let ids = (promptText + text).map(Int64.init)
         let textRows = try textEmbedding.output("embeddings", of: ["input_ids": Tensor(ids, shape: [1, ids.count])])
         // sos and task come from the speech embedding table (CosyVoice3LM uses speech_embedding for both).
@@ -123,91 +145,51 @@ public struct LanguageModel: Sendable {
             throw CosyVoiceError.unexpectedOutput(model: speechEmbedding.modelPath, name: "embedded",
                                                   shape: speechRows.shape, expected: "the text embedding's width")
         }
-        let textValues = try textRows.floats()
-        let speechValues = try speechRows.floats()
-        var values: [Float] = []
-        values.reserveCapacity(textValues.count + speechValues.count)
-        values += speechValues[0..<width]
-        values += textValues
-        values += speechValues[width..<(2 * width)]
-        values += speechValues[(2 * width)...]
-        return (values, width)
-    }
-
-    private func ones(_ count: Int) -> [Float] { [Float](repeating: 1, count: count) }
-
-    /// Softmax in float64, summed in index order (upstream softmaxes `log_softmax(logits)`: the same distribution).
-    static func softmax(_ logits: [Float]) -> [Double] {
-        let top = Double(logits.max() ?? 0)
-        var values = logits.map { exp(Double($0) - top) }
-        var total = 0.0
-        for value in values { total += value }
-        for index in values.indices { values[index] /= total }
-        return values
+        let length = ids.count + special.count
+        return try backboneInitial.floatTensor(shape: [1, length, width], for: "inputs_embeds") { rows in
+            try textRows.withFloats { text in
+                try speechRows.withFloats { speech in
+                    let textEnd = width + text.count
+                    _ = rows[0..<width].update(fromContentsOf: speech[0..<width])
+                    _ = rows[width..<textEnd].update(fromContentsOf: text)
+                    _ = rows[textEnd...].update(fromContentsOf: speech[width...])
+                }
+            }
+        }
     }
 }
 
-/// How the next speech token is chosen from the decoder's distribution.
-public enum Sampling: Sendable, Equatable {
-    /// Repetition-aware sampling (VALL-E 2, upstream `ras_sampling`): a nucleus draw (top-p, at most
-    /// top-k), redrawn from the whole distribution when the token already occurs `window x tauR`
-    /// times or more among the last `window` tokens.
-    case repetitionAware(topP: Double, topK: Int, window: Int, tauR: Double)
-    /// A draw among the `k` most likely tokens.
-    case topK(Int)
-    /// The most likely token, no randomness.
-    case greedy
+/// Two buffers the decode loop's KV cache alternates between, each sized for the longest utterance:
+/// step n reads the cache from one and the runtime writes the one-step-longer cache into the other.
+///
+/// Which axis grows is read from the first decode step (the one whose size went up by one), so the
+/// export's cache layout is never assumed; element type and sizes are the runtime's.
+private struct CacheBuffers {
+    let buffers: (TensorStorage, TensorStorage)
+    let axis: Int
+    private var writesSecond = false
 
-    /// Upstream's configuration: top-p 0.8, top-k 25, window 10, tau_r 0.1.
-    public static let upstream = Sampling.repetitionAware(topP: 0.8, topK: 25, window: 10, tauR: 0.1)
-
-    /// One token drawn from `probabilities`, given the tokens generated so far.
-    public func draw(_ probabilities: [Double], history: [Int], random: inout SeededRandom) -> Int {
-        switch self {
-        case .repetitionAware(let topP, let topK, let window, let tauR):
-            let token = Self.nucleus(probabilities, topP: topP, topK: topK, random: &random)
-            let repeats = history.suffix(window).reduce(0) { $0 + ($1 == token ? 1 : 0) }
-            if Double(repeats) >= Double(window) * tauR {
-                return random.categorical(probabilities)
-            }
-            return token
-        case .topK(let k):
-            let kept = Self.descending(probabilities, limit: k)
-            return kept[random.categorical(kept.map { probabilities[$0] })]
-        case .greedy:
-            return Self.descending(probabilities, limit: 1).first ?? 0
+    init(before: Tensor, after: Tensor, longest: Int, model: String) throws {
+        let grown = zip(before.shape, after.shape).enumerated().filter { $0.element.1 != $0.element.0 }
+        guard before.shape.count == after.shape.count, grown.count == 1, let axis = grown.first?.offset,
+              after.shape[axis] == before.shape[axis] + 1
+        else {
+            throw CosyVoiceError.unexpectedOutput(model: model, name: "new_past_key_values", shape: after.shape,
+                                                  expected: "past_key_values \(before.shape) one step longer on one axis")
         }
+        self.axis = axis
+        let perStep = after.shape.enumerated().reduce(1) { $0 * ($1.offset == axis ? 1 : $1.element) }
+        let capacity = perStep * max(longest, after.shape[axis])
+        buffers = (try TensorStorage(elementType: after.elementType, capacity: capacity),
+                   try TensorStorage(elementType: after.elementType, capacity: capacity))
     }
 
-    /// upstream `nucleus_sampling`: in descending order (ties by index), keep tokens while the
-    /// cumulative probability is below `topP` and fewer than `topK` are kept, then draw among them.
-    static func nucleus(_ probabilities: [Double], topP: Double, topK: Int, random: inout SeededRandom) -> Int {
-        var kept: [Int] = []
-        var cumulative = 0.0
-        for index in descending(probabilities, limit: topK) {
-            guard cumulative < topP, kept.count < topK else { break }
-            cumulative += probabilities[index]
-            kept.append(index)
-        }
-        return kept[random.categorical(kept.map { probabilities[$0] })]
-    }
-
-    /// The `limit` most probable indices by descending probability; equal probabilities keep index
-    /// order, as upstream's stable sort does. A partial selection: sorting all 6761 every step is waste.
-    static func descending(_ probabilities: [Double], limit: Int) -> [Int] {
-        guard limit > 0 else { return [] }
-        var best: [Int] = []
-        best.reserveCapacity(limit + 1)
-        for index in probabilities.indices {
-            let p = probabilities[index]
-            if best.count == limit, let last = best.last, probabilities[last] >= p { continue }
-            // Insert after every kept index with probability >= p: earlier indices win ties.
-            var position = best.count
-            while position > 0, probabilities[best[position - 1]] < p { position -= 1 }
-            best.insert(index, at: position)
-            if best.count > limit { best.removeLast() }
-        }
-        return best
+    /// The tensor the step after `cache` writes into: the other buffer, one step longer.
+    mutating func next(after cache: Tensor) throws -> Tensor {
+        var shape = cache.shape
+        shape[axis] += 1
+        defer { writesSecond.toggle() }
+        return try Tensor(over: writesSecond ? buffers.1 : buffers.0, shape: shape)
     }
 }
 

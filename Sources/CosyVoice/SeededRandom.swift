@@ -32,15 +32,20 @@ public struct SeededRandom: Sendable {
 
     /// An index drawn with probability proportional to `weights` (which need not sum to 1).
     public mutating func categorical(_ weights: [Double]) -> Int {
+        categorical(count: weights.count) { weights[$0] }
+    }
+
+    /// An index below `count` drawn with probability proportional to `weight(index)`, with no array of weights.
+    public mutating func categorical(count: Int, weight: (Int) -> Double) -> Int {
         var total = 0.0
-        for weight in weights { total += weight }
+        for index in 0..<count { total += weight(index) }
         let target = uniform() * total
         var running = 0.0
-        for (index, weight) in weights.enumerated() {
-            running += weight
+        for index in 0..<count {
+            running += weight(index)
             if target < running { return index }
         }
-        return weights.count - 1
+        return count - 1
     }
 
     /// `count` standard normal values.

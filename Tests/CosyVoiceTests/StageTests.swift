@@ -16,28 +16,40 @@ import Testing
 }
 
 @Suite struct LanguageModelTests {
+    /// Logits whose softmax is `probabilities`.
+    func logits(_ probabilities: [Double]) -> [Float] { probabilities.map { Float(log($0)) } }
+
     @Test func nucleusKeepsTokensUntilTopPOrTopK() {
         // 0.5 then 0.25: the cumulative sum passes 0.8 only after the third token, so three are kept.
-        let probabilities = [0.05, 0.5, 0.1, 0.25, 0.1]
+        let scores = logits([0.05, 0.5, 0.1, 0.25, 0.1])
         var seen = Set<Int>()
         var random = SeededRandom(seed: 1)
         for _ in 0..<400 {
-            seen.insert(Sampling.nucleus(probabilities, topP: 0.8, topK: 25, random: &random))
+            seen.insert(Sampling.upstream.draw(logits: scores, history: [], random: &random))
         }
         #expect(seen == [1, 3, 2])
         var capped = Set<Int>()
+        let topTwo = Sampling.repetitionAware(topP: 0.8, topK: 2, window: 10, tauR: 0.1)
         for _ in 0..<400 {
-            capped.insert(Sampling.nucleus(probabilities, topP: 0.8, topK: 2, random: &random))
+            capped.insert(topTwo.draw(logits: scores, history: [], random: &random))
         }
         #expect(capped == [1, 3])
     }
 
-    @Test func descendingOrderIsStableForTies() {
-        #expect(Sampling.descending([0.2, 0.4, 0.2, 0.4], limit: 4) == [1, 3, 0, 2])
-        #expect(Sampling.descending([0.2, 0.4, 0.2, 0.4, 0.3], limit: 3) == [1, 3, 4])
-        let many = (0..<500).map { Double(($0 * 37) % 101) }
+    @Test func mostLikelyIsAStablePartialSort() {
+        func mostLikely(_ logits: [Float], _ limit: Int) -> [Int] {
+            var best: [Int] = []
+            logits.withUnsafeBufferPointer { TokenSampler.mostLikely($0, limit: limit, into: &best) }
+            return best
+        }
+        #expect(mostLikely([0.2, 0.4, 0.2, 0.4], 4) == [1, 3, 0, 2])
+        #expect(mostLikely([0.2, 0.4, 0.2, 0.4, 0.3], 3) == [1, 3, 4])
+        // Past the first eight the selection skips eight at a time; ties must still go to the lower index.
+        let many = (0..<6761).map { Float(($0 * 37) % 101) }
         let sorted = many.indices.sorted { many[$0] != many[$1] ? many[$0] > many[$1] : $0 < $1 }
-        #expect(Sampling.descending(many, limit: 25) == Array(sorted.prefix(25)))
+        #expect(mostLikely(many, 25) == Array(sorted.prefix(25)))
+        let reversed = Array(many.reversed())
+        #expect(mostLikely(reversed, 1) == [reversed.firstIndex(of: reversed.max()!)!])
     }
 
     @Test func repetitionRuleRedrawsFromTheWholeDistribution() {
@@ -48,7 +60,7 @@ import Testing
         var expected = SeededRandom(seed: 9)
 
         // Token 0 not among the last 10: the nucleus draw stands, one uniform used.
-        let fresh = ras.draw(probabilities, history: [0] + [Int](repeating: 1, count: 10), random: &random)
+        let fresh = ras.draw(logits: logits(probabilities), history: [0] + [Int](repeating: 1, count: 10), random: &random)
         _ = expected.uniform()
         #expect(fresh == 0)
         #expect(random.next() == expected.next())
@@ -56,7 +68,7 @@ import Testing
         // Token 0 once in the window (>= 10 x 0.1): a second draw over all three tokens.
         for _ in 0..<50 {
             var probe = random
-            let token = ras.draw(probabilities, history: [2, 2, 0], random: &random)
+            let token = ras.draw(logits: logits(probabilities), history: [2, 2, 0], random: &random)
             _ = probe.uniform()
             #expect(token == probe.categorical(probabilities))
             #expect(random.next() == probe.next())
@@ -65,10 +77,73 @@ import Testing
 
     @Test func greedyAndTopK() {
         var random = SeededRandom(seed: 3)
-        #expect(Sampling.greedy.draw([0.1, 0.7, 0.2], history: [], random: &random) == 1)
+        #expect(Sampling.greedy.draw(logits: logits([0.1, 0.7, 0.2]), history: [], random: &random) == 1)
         for _ in 0..<50 {
-            #expect(Sampling.topK(2).draw([0.1, 0.5, 0.4], history: [], random: &random) != 0)
+            #expect(Sampling.topK(2).draw(logits: logits([0.1, 0.5, 0.4]), history: [], random: &random) != 0)
         }
+    }
+
+    /// upstream's RAS in float64 the plain way (full softmax, stable sort), as the Python reference draws.
+    func float64Draw(_ logits: [Float], history: [Int], random: inout SeededRandom) -> Int {
+        let top = Double(logits.max()!)
+        let e = logits.map { exp(Double($0) - top) }
+        let total = e.reduce(0, +)
+        let p = e.map { $0 / total }
+        let order = p.indices.sorted { p[$0] != p[$1] ? p[$0] > p[$1] : $0 < $1 }
+        var kept: [Int] = []
+        var cumulative = 0.0
+        for index in order where cumulative < 0.8 && kept.count < 25 {
+            cumulative += p[index]
+            kept.append(index)
+        }
+        let token = kept[random.categorical(kept.map { p[$0] })]
+        if history.suffix(10).contains(token) { return random.categorical(p) }
+        return token
+    }
+
+    @Test func drawsAsAFloat64SoftmaxDoes() {
+        // 6761 logits shaped like the test decoder's (a few dozen favoured tokens), 200 steps: the
+        // float32 exponentials never change a draw against float64.
+        var noise = SeededRandom(seed: 77)
+        let favoured = (0..<40).map { _ in Int(noise.next() % 6761) }
+        var random = SeededRandom(seed: 5), reference = SeededRandom(seed: 5)
+        var history: [Int] = []
+        var sampler = TokenSampler(vocabularySize: 6761)
+        var disagreements = 0
+        for _ in 0..<200 {
+            var logits = noise.gaussians(6761).map { $0 * 0.5 }
+            for (rank, token) in favoured.enumerated() { logits[token] += 6 + Float(rank % 7) * 0.3 }
+            let token = logits.withUnsafeBufferPointer { sampler.draw(.upstream, logits: $0, history: history, random: &random) }
+            let expected = float64Draw(logits, history: history, random: &reference)
+            if token != expected { disagreements += 1 }
+            random = reference
+            history.append(expected)
+        }
+        #expect(disagreements == 0)
+    }
+
+    @Test func vectorExponentialMatchesLibm() {
+        var worst = 0.0
+        for step in 0...100_000 {
+            let x = -87.0 * Float(step) / 100_000
+            let e = SIMD8<Float>(repeating: x).exponential()[3]
+            worst = max(worst, abs(Double(e) - exp(Double(x))) / exp(Double(x)))
+        }
+        #expect(worst < 3e-7)
+        #expect(SIMD8<Float>(repeating: 0).exponential() == SIMD8(repeating: 1))
+        #expect(SIMD8<Float>(repeating: -100).exponential() == SIMD8(repeating: 0))
+        #expect(SIMD8<Float>(repeating: -.infinity).exponential() == SIMD8(repeating: 0))
+    }
+
+    @Test func sampledProbabilitiesSumToOne() {
+        // A draw over the whole distribution picks each token about as often as its probability.
+        let probabilities = [0.5, 0.3, 0.2] + [Double](repeating: 0, count: 20)
+        let scores = probabilities.map { $0 > 0 ? Float(log($0)) : -Float.infinity }
+        var counts = [Int](repeating: 0, count: probabilities.count)
+        var random = SeededRandom(seed: 4)
+        for _ in 0..<20_000 { counts[Sampling.topK(23).draw(logits: scores, history: [], random: &random)] += 1 }
+        #expect(counts[3...].allSatisfy { $0 == 0 })
+        for token in 0..<3 { #expect(abs(Double(counts[token]) / 20_000 - probabilities[token]) < 0.015) }
     }
 
     @Test func lengthLimitsFollowTheTextLength() {
@@ -79,13 +154,6 @@ import Testing
         let silent = 248
         let tokens = [7] + [Int](repeating: silent, count: 8) + [9, silent, 1, 2]
         #expect(SilenceFilter.filter(tokens) == [7] + [Int](repeating: silent, count: 5) + [9, silent, 1, 2])
-    }
-
-    @Test func softmaxSumsToOne() {
-        let p = LanguageModel.softmax([1, 2, 3, -1000])
-        #expect(abs(p.reduce(0, +) - 1) < 1e-12)
-        #expect(p[3] == 0)
-        #expect(p[2] > p[1] && p[1] > p[0])
     }
 }
 

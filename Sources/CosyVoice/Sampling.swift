@@ -1,0 +1,200 @@
+/// How the next speech token is chosen from the decoder's distribution.
+public enum Sampling: Sendable, Equatable {
+    /// Repetition-aware sampling (VALL-E 2, upstream `ras_sampling`): a nucleus draw (top-p, at most
+    /// top-k), redrawn from the whole distribution when the token already occurs `window x tauR`
+    /// times or more among the last `window` tokens.
+    case repetitionAware(topP: Double, topK: Int, window: Int, tauR: Double)
+    /// A draw among the `k` most likely tokens.
+    case topK(Int)
+    /// The most likely token, no randomness.
+    case greedy
+
+    /// Upstream's configuration: top-p 0.8, top-k 25, window 10, tau_r 0.1.
+    public static let upstream = Sampling.repetitionAware(topP: 0.8, topK: 25, window: 10, tauR: 0.1)
+
+    /// One token drawn from the softmax of `logits`, given the tokens generated so far.
+    public func draw(logits: [Float], history: [Int], random: inout SeededRandom) -> Int {
+        var sampler = TokenSampler(vocabularySize: logits.count)
+        return logits.withUnsafeBufferPointer { sampler.draw(self, logits: $0, history: history, random: &random) }
+    }
+}
+
+/// Draws tokens from decoder logits with buffers made once per utterance, so a decode step allocates nothing.
+///
+/// The softmax is computed only as far as a draw needs it: the largest logit, the normaliser, and the
+/// probabilities of the few most likely tokens, found by a partial selection (never a sort of the vocabulary).
+/// Probabilities are float32 exponentials (as upstream's torch softmax) summed in float64; the Python
+/// reference computes them in float64, which differs by about 1e-7 relative, far below any draw's margin.
+struct TokenSampler {
+    private var weights: [Float]
+    private var best: [Int] = []
+
+    init(vocabularySize: Int) {
+        weights = [Float](repeating: 0, count: vocabularySize)
+        best.reserveCapacity(64)
+    }
+
+    /// One token from the softmax of `logits` by `sampling`, given the tokens generated so far.
+    mutating func draw(_ sampling: Sampling, logits: UnsafeBufferPointer<Float>, history: [Int],
+                       random: inout SeededRandom) -> Int {
+        if weights.count != logits.count { weights = [Float](repeating: 0, count: logits.count) }
+        switch sampling {
+        case .repetitionAware(let topP, let topK, let window, let tauR):
+            // The order by probability is the order by logit: exp is increasing.
+            Self.mostLikely(logits, limit: topK, into: &best)
+            let best = best
+            return weights.withUnsafeMutableBufferPointer { weights in
+                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights)
+                let token = Self.nucleus(best, distribution, topP: topP, random: &random)
+                var repeats = 0
+                for previous in history.suffix(window) where previous == token { repeats += 1 }
+                if Double(repeats) >= Double(window) * tauR {
+                    return distribution.drawAny(random: &random)
+                }
+                return token
+            }
+        case .topK(let k):
+            Self.mostLikely(logits, limit: k, into: &best)
+            let best = best
+            return weights.withUnsafeMutableBufferPointer { weights in
+                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights)
+                return best[random.categorical(count: best.count) { distribution.probability(best[$0]) }]
+            }
+        case .greedy:
+            Self.mostLikely(logits, limit: 1, into: &best)
+            return best.first ?? 0
+        }
+    }
+
+    /// upstream `nucleus_sampling` over `best` (the top-k in descending order, ties by index as a stable
+    /// sort): keep tokens while the cumulative probability is below `topP`, then draw among them.
+    private static func nucleus(_ best: [Int], _ distribution: Distribution, topP: Double,
+                                random: inout SeededRandom) -> Int {
+        var kept = 0
+        var cumulative = 0.0
+        while kept < best.count, cumulative < topP {
+            cumulative += distribution.probability(best[kept])
+            kept += 1
+        }
+        return best[random.categorical(count: kept) { distribution.probability(best[$0]) }]
+    }
+
+    /// The `limit` largest logits' indices, largest first; equal logits keep index order.
+    ///
+    /// Eight logits are compared at once with the smallest kept so far, and only those that beat it are
+    /// inserted, so most of the vocabulary costs one vector comparison per eight tokens.
+    static func mostLikely(_ logits: UnsafeBufferPointer<Float>, limit: Int, into best: inout [Int]) {
+        best.removeAll(keepingCapacity: true)
+        guard limit > 0, let base = logits.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        var floor = -Float.infinity
+        var index = 0
+        while index < logits.count {
+            let end = min(index + 8, logits.count)
+            if best.count == limit, end - index == 8,
+               !Self.anyAbove(raw.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self), floor) {
+                index = end
+                continue
+            }
+            for candidate in index..<end {
+                let value = logits[candidate]
+                if best.count == limit, !(value > floor) { continue }
+                // After every kept index whose logit is >= value: the earlier index wins a tie.
+                var position = best.count
+                while position > 0, logits[best[position - 1]] < value { position -= 1 }
+                best.insert(candidate, at: position)
+                if best.count > limit { best.removeLast() }
+                if best.count == limit { floor = logits[best[limit - 1]] }
+            }
+            index = end
+        }
+    }
+
+    /// Whether some lane may exceed `floor`: the sign bits of floor - v, or-ed across lanes (integer
+    /// operations stay in vector registers; a lane comparison does not). Never false when one does;
+    /// the rare false alarm (a NaN, or -0 against +0) only costs the exact scalar check.
+    private static func anyAbove(_ v: SIMD8<Float>, _ floor: Float) -> Bool {
+        let bits = unsafeBitCast(SIMD8(repeating: floor) - v, to: SIMD8<UInt32>.self)
+        let four = bits.lowHalf | bits.highHalf
+        return (four[0] | four[1] | four[2] | four[3]) & 0x8000_0000 != 0
+    }
+}
+
+/// The softmax of one step's logits, given the largest: exp(logit - top) for every token into
+/// `weights`, and their sum.
+private struct Distribution {
+    let weights: UnsafeMutableBufferPointer<Float>
+    let total: Double
+
+    init(logits: UnsafeBufferPointer<Float>, top: Float, weights: UnsafeMutableBufferPointer<Float>) {
+        self.weights = weights
+        let count = logits.count
+        guard count > 0, let source = logits.baseAddress.map(UnsafeRawPointer.init),
+              let target = weights.baseAddress.map(UnsafeMutableRawPointer.init)
+        else {
+            total = 0
+            return
+        }
+        let shift = SIMD8<Float>(repeating: top)
+        var sum = 0.0
+        var index = 0
+        let vectorEnd = count - count % 8
+        while index < vectorEnd {
+            // Lanes add up to 16 terms (each at most 1) in float32, then the blocks add up in float64.
+            var block = SIMD8<Float>()
+            let blockEnd = min(vectorEnd, index + 128)
+            while index < blockEnd {
+                let e = (source.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self) - shift).exponential()
+                target.storeBytes(of: e, toByteOffset: 4 * index, as: SIMD8<Float>.self)
+                block += e
+                index += 8
+            }
+            for lane in 0..<8 { sum += Double(block[lane]) }
+        }
+        if index < count {
+            // The tail through the same lanes, so every token gets the same arithmetic.
+            var v = SIMD8<Float>(repeating: 0)
+            for lane in 0..<(count - index) { v[lane] = logits[index + lane] - top }
+            let e = v.exponential()
+            for lane in 0..<(count - index) {
+                weights[index + lane] = e[lane]
+                sum += Double(e[lane])
+            }
+        }
+        total = sum
+    }
+
+    func probability(_ token: Int) -> Double { Double(weights[token]) / total }
+
+    /// upstream's fallback draw over the whole distribution (the repetition rule): `SeededRandom.categorical`
+    /// over every token's weight, which is its probability times the same normaliser for all.
+    func drawAny(random: inout SeededRandom) -> Int {
+        random.categorical(count: weights.count) { Double(weights[$0]) }
+    }
+}
+
+extension SIMD8 where Scalar == Float {
+    /// e to the power of each lane, for lanes <= 0 (softmax terms); lanes below -87.3 give 0.
+    ///
+    /// The Cephes `expf` method: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 split in two parts so n ln 2 is
+    /// exact), a degree-7 polynomial for e^r, and 2^n built in the exponent bits. About one unit in the
+    /// last place of float32; the libm call per token cost more than the decoder's own Run on small models.
+    func exponential() -> SIMD8<Float> {
+        let x = pointwiseMax(self, SIMD8(repeating: -87.3))
+        // Round x / ln 2 to an integer by adding 1.5 x 2^23: the integer lands in the low mantissa bits.
+        let magic = SIMD8<Float>(repeating: 12_582_912)
+        let shifted = x * 1.442_695_04 + magic
+        let n = shifted - magic
+        let r = x - n * 0.693_359_375 + n * 2.121_944_40e-4
+        var p = SIMD8<Float>(repeating: 1.987_569_150_0e-4)
+        p = p * r + 1.398_199_950_7e-3
+        p = p * r + 8.333_451_907_3e-3
+        p = p * r + 4.166_579_589_4e-2
+        p = p * r + 1.666_666_545_9e-1
+        p = p * r + 5.000_000_120_1e-1
+        let polynomial = p * (r * r) + r + 1
+        let integer = unsafeBitCast(shifted, to: SIMD8<Int32>.self) &- 0x4B40_0000
+        let scale = unsafeBitCast((integer &+ 127) &<< 23, to: SIMD8<Float>.self)
+        return (polynomial * scale).replacing(with: 0, where: self .< -87.3)
+    }
+}
