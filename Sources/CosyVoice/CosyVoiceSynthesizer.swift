@@ -54,7 +54,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The text front end.
     public let frontend: Frontend
     public let configuration: Configuration
-    private let noise: FlowNoise
+    /// The flow's initial noise, drawn as far as utterances need and kept for the engine's lifetime
+    /// (upstream draws it once when the model loads).
+    public let noise: FlowNoise
     private let voiceFolders: [String: URL]
 
     /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).

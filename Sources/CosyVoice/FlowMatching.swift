@@ -58,24 +58,52 @@ public struct MelSpectrogram: Sendable, Equatable {
 /// The flow's initial noise. Like upstream `CausalConditionalCFM.rand_noise` (drawn once, sliced to
 /// each utterance), frame n of every utterance starts from the same values, so a streamed prefix and
 /// the whole utterance agree. The values are drawn frame by frame (80 bins each) from
-/// `SeededRandom(seed:)`, so only the frames asked for are ever drawn.
+/// `SeededRandom(seed:)`, only as far as an utterance has needed, and kept: a noise value is drawn once
+/// per engine, not once per flow run.
 public struct FlowNoise: Sendable {
     /// The seed of the draws.
     public let seed: UInt64
+    private let drawn: Drawn
 
     public init(seed: UInt64 = 0) {
         self.seed = seed
+        drawn = Drawn(seed: seed)
     }
 
     /// The first `frames` frames, channel-major [80, frames].
     public func prefix(_ frames: Int) -> [Float] {
-        var random = SeededRandom(seed: seed)
-        let drawn = random.gaussians(MelSpectrogram.bins * frames)
-        var out = [Float](repeating: 0, count: drawn.count)
-        for frame in 0..<frames {
-            for bin in 0..<MelSpectrogram.bins { out[bin * frames + frame] = drawn[frame * MelSpectrogram.bins + bin] }
-        }
+        var out = [Float](repeating: 0, count: MelSpectrogram.bins * frames)
+        out.withUnsafeMutableBufferPointer { write(frames, into: $0) }
         return out
+    }
+
+    /// Writes the first `frames` frames channel-major into `target` (80 x frames values).
+    func write(_ frames: Int, into target: UnsafeMutableBufferPointer<Float>) {
+        drawn.read(frames) { values in
+            for frame in 0..<frames {
+                for bin in 0..<MelSpectrogram.bins { target[bin * frames + frame] = values[frame * MelSpectrogram.bins + bin] }
+            }
+        }
+    }
+
+    /// The frames drawn so far, frame-major, and the generator to draw more from.
+    private final class Drawn: @unchecked Sendable {
+        private let lock = NSLock()
+        private var random: SeededRandom
+        private var values: [Float] = []
+
+        init(seed: UInt64) {
+            random = SeededRandom(seed: seed)
+        }
+
+        func read(_ frames: Int, _ body: (UnsafeBufferPointer<Float>) -> Void) {
+            lock.withLock {
+                let needed = frames * MelSpectrogram.bins
+                // Whole frames of 80 (an even count) keep Box-Muller's pairs where a single draw puts them.
+                if values.count < needed { values += random.gaussians(needed - values.count) }
+                values.withUnsafeBufferPointer { body($0) }
+            }
+        }
     }
 }
 
@@ -132,6 +160,9 @@ public struct FlowMatching: Sendable {
     /// pre-lookahead's right context and get no frames, as upstream `inference(finalize=False)`. The
     /// export's pre-lookahead has no context input, but running it over all tokens gives the same
     /// values for every token before the last three, whose outputs are then dropped.
+    ///
+    /// The batch-2 inputs are built once per call straight into their tensors; each Euler step writes
+    /// x into both rows of the same input tensor, and reads the velocity where the runtime wrote it.
     public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise, finalize: Bool = true) throws -> MelSpectrogram {
         let bins = MelSpectrogram.bins
         let allTokens = (voice.speechTokens + tokens).map(Int64.init)
@@ -144,41 +175,63 @@ public struct FlowMatching: Sendable {
         }
         let frames = finalize ? allFrames : max(allFrames - Self.lookahead * Self.tokenMelRatio, voice.melFrames)
         let promptFrames = voice.melFrames
-        let mu = transpose(Array(try h.floats().prefix(frames * bins)), rows: frames, columns: bins)
+        let count = bins * frames
 
         let speaker = try speakerProjection.output("projected", of: [
             "embedding": speakerProjection.floatTensor(Self.normalized(voice.speakerEmbedding),
                                                        shape: [1, voice.speakerEmbedding.count], for: "embedding"),
-        ]).floats()
-
-        var cond = [Float](repeating: 0, count: bins * frames)
-        for frame in 0..<promptFrames {
-            for bin in 0..<bins { cond[bin * frames + frame] = voice.mel[frame * bins + bin] }
-        }
-
+        ])
         // Row 0 is conditional; row 1 has mu, spks and cond zeroed (upstream solve_euler with CFG).
-        let zeros = [Float](repeating: 0, count: bins * frames)
-        let muPair = try estimator.floatTensor(mu + zeros, shape: [2, bins, frames], for: "mu")
-        let condPair = try estimator.floatTensor(cond + zeros, shape: [2, bins, frames], for: "cond")
-        let spksPair = try estimator.floatTensor(speaker + [Float](repeating: 0, count: speaker.count),
-                                                 shape: [2, speaker.count], for: "spks")
-        let maskPair = try estimator.floatTensor([Float](repeating: 1, count: 2 * frames), shape: [2, 1, frames], for: "mask")
+        let muPair = try estimator.floatTensor(shape: [2, bins, frames], for: "mu") { pair in
+            try h.withFloats { h in
+                for frame in 0..<frames {
+                    for bin in 0..<bins { pair[bin * frames + frame] = h[frame * bins + bin] }
+                }
+            }
+            pair[count...].update(repeating: 0)
+        }
+        let condPair = try estimator.floatTensor(shape: [2, bins, frames], for: "cond") { pair in
+            pair.update(repeating: 0)
+            for frame in 0..<promptFrames {
+                for bin in 0..<bins { pair[bin * frames + frame] = voice.mel[frame * bins + bin] }
+            }
+        }
+        let spksPair = try estimator.floatTensor(shape: [2, speaker.elementCount], for: "spks") { pair in
+            pair.update(repeating: 0)
+            try speaker.withFloats { _ = pair.update(fromContentsOf: $0) }
+        }
+        let maskPair = try estimator.floatTensor(shape: [2, 1, frames], for: "mask") { $0.update(repeating: 1) }
 
-        var x = noise.prefix(frames)
+        var x = [Float](repeating: 0, count: count)
+        x.withUnsafeMutableBufferPointer { noise.write(frames, into: $0) }
+        let xPair = try estimator.floatTensor(shape: [2, bins, frames], for: "x") { _ in }
+        let tPair = try estimator.floatTensor(shape: [2], for: "t") { _ in }
+        let plan = try estimator.plan(inputs: ["x", "mask", "mu", "t", "spks", "cond"], outputs: ["estimator_out"])
+        var velocity: Tensor?
+        let kept = Float(1 + Self.guidanceRate), removed = Float(Self.guidanceRate)
+
         // t and dt follow upstream's float32 bookkeeping: t += dt, then dt = t_span[step + 1] - t.
         let schedule = Self.cosineSchedule()
         var t = schedule[0]
         var dt = schedule[1] - schedule[0]
         for step in 1...Self.steps {
-            let velocity = try estimator.output("estimator_out", of: [
-                "x": estimator.floatTensor(x + x, shape: [2, bins, frames], for: "x"),
-                "mask": maskPair, "mu": muPair,
-                "t": estimator.floatTensor([t, t], shape: [2], for: "t"),
-                "spks": spksPair, "cond": condPair,
-            ]).floats()
-            let count = bins * frames
-            let v = Self.guided(conditional: velocity[0..<count], unconditional: velocity[count..<(2 * count)])
-            for index in 0..<count { x[index] = x[index] + dt * v[index] }
+            try xPair.writeFloats { pair in
+                _ = pair[0..<count].update(fromContentsOf: x)
+                _ = pair[count...].update(fromContentsOf: x)
+            }
+            try tPair.writeFloats { $0.update(repeating: t) }
+            velocity = try estimator.run(plan, inputs: [xPair, maskPair, muPair, tPair, spksPair, condPair],
+                                         outputs: [velocity])[0]
+            guard velocity!.elementCount == 2 * count else {
+                throw CosyVoiceError.unexpectedOutput(model: estimator.modelPath, name: "estimator_out",
+                                                      shape: velocity!.shape, expected: "[2, \(bins), \(frames)]")
+            }
+            try velocity!.withFloats { v in
+                // The guided velocity (see `guided`) and the Euler step in one pass.
+                for index in 0..<count {
+                    x[index] = x[index] + dt * (kept * v[index] - removed * v[count + index])
+                }
+            }
             t = t + dt
             if step < Self.steps { dt = schedule[step + 1] - t }
         }
@@ -191,11 +244,4 @@ public struct FlowMatching: Sendable {
         return v.map { $0 / norm }
     }
 
-    private func transpose(_ values: [Float], rows: Int, columns: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: values.count)
-        for row in 0..<rows {
-            for column in 0..<columns { out[column * rows + row] = values[row * columns + column] }
-        }
-        return out
-    }
 }

@@ -219,6 +219,22 @@ extension InferenceSession {
 }
 
 extension Tensor {
+    /// Lets `body` write the elements as Float: in place for float32, converted into float16 afterwards.
+    func writeFloats(_ body: (UnsafeMutableBufferPointer<Float>) throws -> Void) throws {
+        switch elementType {
+        #if !(os(macOS) && arch(x86_64))
+        case .float16:
+            var values = try floats()
+            try values.withUnsafeMutableBufferPointer { try body($0) }
+            try withUnsafeMutableBufferPointer(of: Float16.self) { target in
+                for index in target.indices { target[index] = Float16(values[index]) }
+            }
+        #endif
+        default:
+            try withUnsafeMutableBufferPointer(of: Float.self, body)
+        }
+    }
+
     /// Calls `body` with the elements as Float: in place for float32, converted for other types.
     func withFloats<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
         if elementType == .float32 { return try withUnsafeBufferPointer(of: Float.self, body) }

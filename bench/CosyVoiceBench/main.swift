@@ -68,7 +68,7 @@ func measure() throws {
         let afterLLM = clock.now
         run.llmInRun = seconds(runtime.statistics.duration)
         let tokens = SilenceFilter.filter(sampled)
-        let mel = try engine.flow.mel(tokens: tokens, voice: prompt, noise: FlowNoise(seed: input.noiseSeed))
+        let mel = try engine.flow.mel(tokens: tokens, voice: prompt, noise: engine.noise)
         let afterFlow = clock.now
         run.flowInRun = seconds(runtime.statistics.duration) - run.llmInRun
         let audio = try engine.vocoder.audio(for: mel)
