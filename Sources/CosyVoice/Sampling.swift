@@ -27,24 +27,29 @@ public enum Sampling: Sendable, Equatable {
 /// reference computes them in float64, which differs by about 1e-7 relative, far below any draw's margin.
 struct TokenSampler {
     private var weights: [Float]
+    private var blocks: [Double]
     private var best: [Int] = []
 
     init(vocabularySize: Int) {
         weights = [Float](repeating: 0, count: vocabularySize)
+        blocks = [Double](repeating: 0, count: Distribution.blockCount(vocabularySize))
         best.reserveCapacity(64)
     }
 
     /// One token from the softmax of `logits` by `sampling`, given the tokens generated so far.
     mutating func draw(_ sampling: Sampling, logits: UnsafeBufferPointer<Float>, history: [Int],
                        random: inout SeededRandom) -> Int {
-        if weights.count != logits.count { weights = [Float](repeating: 0, count: logits.count) }
+        if weights.count != logits.count {
+            weights = [Float](repeating: 0, count: logits.count)
+            blocks = [Double](repeating: 0, count: Distribution.blockCount(logits.count))
+        }
         switch sampling {
         case .repetitionAware(let topP, let topK, let window, let tauR):
             // The order by probability is the order by logit: exp is increasing.
             Self.mostLikely(logits, limit: topK, into: &best)
             let best = best
-            return weights.withUnsafeMutableBufferPointer { weights in
-                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights)
+            return withBuffers { weights, blocks in
+                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights, blocks: blocks)
                 let token = Self.nucleus(best, distribution, topP: topP, random: &random)
                 var repeats = 0
                 for previous in history.suffix(window) where previous == token { repeats += 1 }
@@ -56,14 +61,20 @@ struct TokenSampler {
         case .topK(let k):
             Self.mostLikely(logits, limit: k, into: &best)
             let best = best
-            return weights.withUnsafeMutableBufferPointer { weights in
-                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights)
+            return withBuffers { weights, blocks in
+                let distribution = Distribution(logits: logits, top: logits[best[0]], weights: weights, blocks: blocks)
                 return best[random.categorical(count: best.count) { distribution.probability(best[$0]) }]
             }
         case .greedy:
             Self.mostLikely(logits, limit: 1, into: &best)
             return best.first ?? 0
         }
+    }
+
+    private mutating func withBuffers<R>(
+        _ body: (UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<Double>) -> R
+    ) -> R {
+        weights.withUnsafeMutableBufferPointer { weights in blocks.withUnsafeMutableBufferPointer { body(weights, $0) } }
     }
 
     /// upstream `nucleus_sampling` over `best` (the top-k in descending order, ties by index as a stable
@@ -81,54 +92,68 @@ struct TokenSampler {
 
     /// The `limit` largest logits' indices, largest first; equal logits keep index order.
     ///
-    /// Eight logits are compared at once with the smallest kept so far, and only those that beat it are
-    /// inserted, so most of the vocabulary costs one vector comparison per eight tokens.
+    /// Once `limit` are kept, 32 logits at a time are compared with the smallest kept (the sign bits of
+    /// floor - v, or-ed across lanes: integer operations stay in vector registers, where a lane
+    /// comparison would not), and only a group with one above it is looked at token by token.
     static func mostLikely(_ logits: UnsafeBufferPointer<Float>, limit: Int, into best: inout [Int]) {
         best.removeAll(keepingCapacity: true)
         guard limit > 0, let base = logits.baseAddress else { return }
-        let raw = UnsafeRawPointer(base)
         var floor = -Float.infinity
-        var index = 0
-        while index < logits.count {
-            let end = min(index + 8, logits.count)
-            if best.count == limit, end - index == 8,
-               !Self.anyAbove(raw.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self), floor) {
-                index = end
-                continue
-            }
-            for candidate in index..<end {
-                let value = logits[candidate]
-                if best.count == limit, !(value > floor) { continue }
-                // After every kept index whose logit is >= value: the earlier index wins a tie.
-                var position = best.count
-                while position > 0, logits[best[position - 1]] < value { position -= 1 }
-                best.insert(candidate, at: position)
-                if best.count > limit { best.removeLast() }
-                if best.count == limit { floor = logits[best[limit - 1]] }
-            }
-            index = end
+        func consider(_ candidate: Int) {
+            let value = logits[candidate]
+            if best.count == limit, !(value > floor) { return }
+            // After every kept index whose logit is >= value: the earlier index wins a tie.
+            var position = best.count
+            while position > 0, logits[best[position - 1]] < value { position -= 1 }
+            best.insert(candidate, at: position)
+            if best.count > limit { best.removeLast() }
+            if best.count == limit { floor = logits[best[limit - 1]] }
         }
-    }
-
-    /// Whether some lane may exceed `floor`: the sign bits of floor - v, or-ed across lanes (integer
-    /// operations stay in vector registers; a lane comparison does not). Never false when one does;
-    /// the rare false alarm (a NaN, or -0 against +0) only costs the exact scalar check.
-    private static func anyAbove(_ v: SIMD8<Float>, _ floor: Float) -> Bool {
-        let bits = unsafeBitCast(SIMD8(repeating: floor) - v, to: SIMD8<UInt32>.self)
-        let four = bits.lowHalf | bits.highHalf
-        return (four[0] | four[1] | four[2] | four[3]) & 0x8000_0000 != 0
+        let count = logits.count
+        var index = 0
+        while index < count, best.count < limit {
+            consider(index)
+            index += 1
+        }
+        let raw = UnsafeRawPointer(base)
+        while index + 32 <= count {
+            let f = SIMD8<Float>(repeating: floor)
+            func below(_ offset: Int) -> SIMD8<UInt32> {
+                unsafeBitCast(f - raw.loadUnaligned(fromByteOffset: 4 * (index + offset), as: SIMD8<Float>.self),
+                              to: SIMD8<UInt32>.self)
+            }
+            let bits = below(0) | below(8) | below(16) | below(24)
+            let four = bits.lowHalf | bits.highHalf
+            // A NaN, or -0 against +0, can raise a false alarm, which only costs the exact check.
+            if (four[0] | four[1] | four[2] | four[3]) & 0x8000_0000 != 0 {
+                for candidate in index..<(index + 32) { consider(candidate) }
+            }
+            index += 32
+        }
+        while index < count {
+            consider(index)
+            index += 1
+        }
     }
 }
 
 /// The softmax of one step's logits, given the largest: exp(logit - top) for every token into
-/// `weights`, and their sum.
+/// `weights`, their sums over blocks of 128 tokens into `blocks`, and the total.
 private struct Distribution {
+    static let blockSize = 128
     let weights: UnsafeMutableBufferPointer<Float>
+    let blocks: UnsafeMutableBufferPointer<Double>
     let total: Double
 
-    init(logits: UnsafeBufferPointer<Float>, top: Float, weights: UnsafeMutableBufferPointer<Float>) {
+    /// Blocks needed for `count` tokens.
+    static func blockCount(_ count: Int) -> Int { count / blockSize + 2 }
+
+    init(logits: UnsafeBufferPointer<Float>, top: Float, weights: UnsafeMutableBufferPointer<Float>,
+         blocks: UnsafeMutableBufferPointer<Double>) {
         self.weights = weights
+        self.blocks = blocks
         let count = logits.count
+        blocks.update(repeating: 0)
         guard count > 0, let source = logits.baseAddress.map(UnsafeRawPointer.init),
               let target = weights.baseAddress.map(UnsafeMutableRawPointer.init)
         else {
@@ -138,38 +163,64 @@ private struct Distribution {
         let shift = SIMD8<Float>(repeating: top)
         var sum = 0.0
         var index = 0
+        var block = 0
         let vectorEnd = count - count % 8
         while index < vectorEnd {
-            // Lanes add up to 16 terms (each at most 1) in float32, then the blocks add up in float64.
-            var block = SIMD8<Float>()
-            let blockEnd = min(vectorEnd, index + 128)
+            // Lanes add up to 16 terms (each at most 1) in float32, then lanes and blocks in float64.
+            var lanes = SIMD8<Float>()
+            let blockEnd = min(vectorEnd, index + Self.blockSize)
             while index < blockEnd {
                 let e = (source.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self) - shift).exponential()
                 target.storeBytes(of: e, toByteOffset: 4 * index, as: SIMD8<Float>.self)
-                block += e
+                lanes += e
                 index += 8
             }
-            for lane in 0..<8 { sum += Double(block[lane]) }
+            var blockSum = 0.0
+            for lane in 0..<8 { blockSum += Double(lanes[lane]) }
+            blocks[block] = blockSum
+            sum += blockSum
+            block += 1
         }
         if index < count {
-            // The tail through the same lanes, so every token gets the same arithmetic.
+            // The tail through the same lanes, so every token gets the same arithmetic; a block of its own.
             var v = SIMD8<Float>(repeating: 0)
             for lane in 0..<(count - index) { v[lane] = logits[index + lane] - top }
             let e = v.exponential()
+            var blockSum = 0.0
             for lane in 0..<(count - index) {
                 weights[index + lane] = e[lane]
-                sum += Double(e[lane])
+                blockSum += Double(e[lane])
             }
+            blocks[block] = blockSum
+            sum += blockSum
         }
         total = sum
     }
 
     func probability(_ token: Int) -> Double { Double(weights[token]) / total }
 
-    /// upstream's fallback draw over the whole distribution (the repetition rule): `SeededRandom.categorical`
-    /// over every token's weight, which is its probability times the same normaliser for all.
+    /// upstream's fallback draw over the whole distribution (the repetition rule): one uniform, scaled
+    /// to the total weight, found by walking the block sums and then the tokens of one block.
     func drawAny(random: inout SeededRandom) -> Int {
-        random.categorical(count: weights.count) { Double(weights[$0]) }
+        let target = random.uniform() * total
+        var running = 0.0
+        var start = 0
+        for block in blocks.indices {
+            let end = min(start + Self.blockSize, weights.count - weights.count % 8)
+            let blockEnd = end > start ? end : weights.count
+            if target < running + blocks[block] {
+                var inner = running
+                for token in start..<blockEnd {
+                    inner += Double(weights[token])
+                    if target < inner { return token }
+                }
+                return blockEnd - 1
+            }
+            running += blocks[block]
+            start = blockEnd
+            if start >= weights.count { break }
+        }
+        return weights.count - 1
     }
 }
 
@@ -180,7 +231,7 @@ extension SIMD8 where Scalar == Float {
     /// exact), a degree-7 polynomial for e^r, and 2^n built in the exponent bits. About one unit in the
     /// last place of float32; the libm call per token cost more than the decoder's own Run on small models.
     func exponential() -> SIMD8<Float> {
-        let x = pointwiseMax(self, SIMD8(repeating: -87.3))
+        let x = replacing(with: -87.3, where: self .< -87.3)
         // Round x / ln 2 to an integer by adding 1.5 x 2^23: the integer lands in the low mantissa bits.
         let magic = SIMD8<Float>(repeating: 12_582_912)
         let shifted = x * 1.442_695_04 + magic
