@@ -23,9 +23,10 @@ struct SharpFilterStage: Sendable {
     private let reach: Int
     /// Samples at F per block: `full.size - 2 * reach` (even).
     private let block: Int
-    /// The filter's spectrum in the order of `ConvolutionFFT.forward`, with the scale of the inverse folded in.
-    private let spectrumRe: [Float]
-    private let spectrumIm: [Float]
+    /// The filter's spectrum in the order of `ConvolutionFFT.forward`, with the scale of the inverse folded in,
+    /// as four runs of `size / 2`: the even slots' real and imaginary parts, then the odd slots'. Slots `2q` and
+    /// `2q + 1` hold bins `k` and `k + size/2`, which decimation sums and interpolation fills from one bin.
+    private let response: [Float]
 
     /// The signal not yet used (for decimation at F, for interpolation at F / 2).
     private var buffer: [Float] = []
@@ -35,6 +36,8 @@ struct SharpFilterStage: Sendable {
     /// Passband edge and stopband start as fractions of F / 4, and stopband attenuation in dB.
     static let passbandEnd = 0.915
     static let attenuation = 160.0
+    /// The transform is the smallest power of two of at least this many times `reach`.
+    static let sizePerReach = 12
 
     init(mode: Mode) {
         self.mode = mode
@@ -44,8 +47,10 @@ struct SharpFilterStage: Sendable {
         let length = (Self.attenuation - 7.95) / (14.36 * transition)
         let reach = 2 * Int((length / 4).rounded(.up))
         self.reach = reach
+        // Each block wastes 2 reach of its transform: a transform of about 16 reach spends the fewest operations
+        // per output.
         var size = 1024
-        while size < 3 * reach { size *= 2 }
+        while size < Self.sizePerReach * reach { size *= 2 }
         full = ConvolutionFFT(size: size)
         half = ConvolutionFFT(size: size / 2)
         block = size - 2 * reach
@@ -62,7 +67,9 @@ struct SharpFilterStage: Sendable {
             impulse[tap] = gain * 2 * cutoff * sinc * window
         }
         // Decimation folds two bins into one (a sum, halved) before an inverse of size / 2.
-        (spectrumRe, spectrumIm) = full.spectrum(of: impulse, scale: 1 / Double(size))
+        let (re, im) = full.spectrum(of: impulse, scale: 1 / Double(size))
+        let even = Swift.stride(from: 0, to: size, by: 2), odd = Swift.stride(from: 1, to: size, by: 2)
+        response = even.map { re[$0] } + even.map { im[$0] } + odd.map { re[$0] } + odd.map { im[$0] }
         reset()
     }
 
@@ -76,9 +83,41 @@ struct SharpFilterStage: Sendable {
     }
 
     /// Filters the next chunk; returns every output the input so far determines, block pair by block pair.
+    /// Pairs that start in the kept input read a joined copy of it and the start of `samples`; the others
+    /// read `samples` in place.
     mutating func process(_ samples: [Float]) -> [Float] {
-        buffer += samples
-        return drain()
+        let span = span, stride = stride
+        let kept = buffer.count
+        let total = kept + samples.count
+        let ready = total >= span ? (total - span) / stride + 1 : 0
+        guard ready > 0 else {
+            buffer += samples
+            return []
+        }
+        let perPair = outputsPerPair
+        let joined = min(ready, (kept + stride - 1) / stride)
+        let output = [Float](unsafeUninitializedCapacity: ready * perPair) { out, initialized in
+            var work = [Float](repeating: 0, count: 2 * full.size)
+            work.withUnsafeMutableBufferPointer { work in
+                if joined > 0 {
+                    let head = buffer + samples.prefix(max(0, (joined - 1) * stride + span - kept))
+                    head.withUnsafeBufferPointer { head in
+                        filterPairs(head.baseAddress!, count: joined, into: out.baseAddress!, work: work.baseAddress!)
+                    }
+                }
+                if ready > joined {
+                    samples.withUnsafeBufferPointer { input in
+                        filterPairs(input.baseAddress! + joined * stride - kept, count: ready - joined,
+                                    into: out.baseAddress! + joined * perPair, work: work.baseAddress!)
+                    }
+                }
+            }
+            initialized = ready * perPair
+        }
+        let consumed = ready * stride
+        buffer = consumed >= kept ? Array(samples[(consumed - kept)...]) : Array(buffer[consumed...]) + samples
+        emitted += output.count
+        return output
     }
 
     /// Flushes with zeros until at least `total` outputs have been returned in all (no more than `total`
@@ -87,8 +126,7 @@ struct SharpFilterStage: Sendable {
         defer { reset() }
         var tail: [Float] = []
         while emitted < total {
-            buffer += [Float](repeating: 0, count: max(span - buffer.count, 0))
-            tail += drain()
+            tail += process([Float](repeating: 0, count: span - buffer.count))
         }
         tail.removeLast(min(tail.count, emitted - total))
         return tail
@@ -97,89 +135,98 @@ struct SharpFilterStage: Sendable {
     /// Inputs a pair of blocks reads, and inputs from one pair to the next.
     private var span: Int { mode == .decimate ? full.size + block : (full.size + block) / 2 }
     private var stride: Int { mode == .decimate ? 2 * block : block }
+    /// Decimation keeps block / 2 outputs per block; interpolation makes `block` per block.
+    private var outputsPerPair: Int { mode == .decimate ? block : 2 * block }
 
-    private mutating func drain() -> [Float] {
-        let span = span, stride = stride
-        guard buffer.count >= span else { return [] }
-        let ready = (buffer.count - span) / stride + 1
-        let decimate = mode == .decimate
-        // Decimation keeps block / 2 outputs per block; interpolation makes `block` per block.
-        let perPair = decimate ? block : 2 * block
-        var output = [Float](repeating: 0, count: ready * perPair)
-        let (full, half, block, reach) = (full, half, block, reach)
+    /// Filters `count` pairs of blocks, the first starting at `input`, pairs `stride` apart; `work` holds
+    /// `2 * full.size` values.
+    private func filterPairs(
+        _ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>,
+        work: UnsafeMutablePointer<Float>
+    ) {
+        let (full, half, block, reach, stride, perPair) = (full, half, block, reach, stride, outputsPerPair)
         let size = full.size
-        var work = [Float](repeating: 0, count: 2 * size)
-        buffer.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                work.withUnsafeMutableBufferPointer { work in
-                    spectrumRe.withUnsafeBufferPointer { hr in
-                        spectrumIm.withUnsafeBufferPointer { hi in
-                            let zr = work.baseAddress!, zi = zr + size
-                            let hr = hr.baseAddress!, hi = hi.baseAddress!
-                            for pair in 0..<ready {
-                                // Two blocks in one transform: the first in the real part, the second in the
-                                // imaginary part; the filter is real, so they come back the same way.
-                                let first = input.baseAddress! + pair * stride
-                                let target = out.baseAddress! + pair * perPair
-                                if decimate {
-                                    zr.update(from: first, count: size)
-                                    zi.update(from: first + block, count: size)
-                                    full.forward(zr, zi)
-                                    Self.multiplyAndFold(zr, zi, hr, hi, count: size)
-                                    half.inverse(zr, zi)
-                                    // Outputs at F / 2 start at reach / 2... of the valid part [2 reach, size).
-                                    target.update(from: zr + reach, count: block / 2)
-                                    (target + block / 2).update(from: zi + reach, count: block / 2)
-                                } else {
-                                    zr.update(from: first, count: size / 2)
-                                    zi.update(from: first + block / 2, count: size / 2)
-                                    half.forward(zr, zi)
-                                    Self.repeatAndMultiply(zr, zi, hr, hi, count: size)
-                                    full.inverse(zr, zi)
-                                    target.update(from: zr + 2 * reach, count: block)
-                                    (target + block).update(from: zi + 2 * reach, count: block)
-                                }
-                            }
-                        }
-                    }
+        let zr = work, zi = work + size
+        response.withUnsafeBufferPointer { response in
+            let h = response.baseAddress!
+            for pair in 0..<count {
+                // Two blocks in one transform: the first in the real part, the second in the imaginary
+                // part; the filter is real, so they come back the same way.
+                let first = input + pair * stride
+                let target = output + pair * perPair
+                if mode == .decimate {
+                    zr.update(from: first, count: size)
+                    zi.update(from: first + block, count: size)
+                    full.forward(zr, zi)
+                    Self.multiplyAndFold(zr, zi, h, count: size)
+                    half.inverse(zr, zi)
+                    // The valid part [2 reach, size) at F is [reach, size / 2) at F / 2.
+                    target.update(from: zr + reach, count: block / 2)
+                    (target + block / 2).update(from: zi + reach, count: block / 2)
+                } else {
+                    zr.update(from: first, count: size / 2)
+                    zi.update(from: first + block / 2, count: size / 2)
+                    half.forward(zr, zi)
+                    Self.repeatAndMultiply(zr, zi, h, count: size)
+                    full.inverse(zr, zi)
+                    target.update(from: zr + 2 * reach, count: block)
+                    (target + block).update(from: zi + 2 * reach, count: block)
                 }
             }
         }
-        buffer.removeFirst(ready * stride)
-        emitted += output.count
-        return output
     }
 
-    /// `z = z h`, then bins k and k + N/2 (adjacent in bit-reversed order) summed into the first half:
-    /// the spectrum of every other sample.
+    @inline(__always)
+    private static func load4(_ pointer: UnsafePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    private static func load8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    /// `z = z h`, then slots `2q` and `2q + 1` (bins k and k + N/2) summed into slot `q`: the spectrum of every
+    /// other sample, in the order of a transform of half the size.
     private static func multiplyAndFold(
-        _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>,
-        _ hr: UnsafePointer<Float>, _ hi: UnsafePointer<Float>, count: Int
+        _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>, _ h: UnsafePointer<Float>, count: Int
     ) {
-        for q in 0..<(count / 2) {
-            let (a, b) = (2 * q, 2 * q + 1)
-            let re = zr[a] * hr[a] - zi[a] * hi[a] + zr[b] * hr[b] - zi[b] * hi[b]
-            let im = zr[a] * hi[a] + zi[a] * hr[a] + zr[b] * hi[b] + zi[b] * hr[b]
-            zr[q] = re
-            zi[q] = im
+        let half = count / 2
+        var q = 0
+        while q < half {
+            // Reads slots [2q, 2q + 8) before writing [q, q + 4), which no later step reads.
+            let xr = load8(zr + 2 * q), xi = load8(zi + 2 * q)
+            let (ar, ai, br, bi) = (xr.evenHalf, xi.evenHalf, xr.oddHalf, xi.oddHalf)
+            let her = load4(h + q), hei = load4(h + half + q)
+            let hor = load4(h + 2 * half + q), hoi = load4(h + 3 * half + q)
+            let re = (ar * her - ai * hei) + (br * hor - bi * hoi)
+            let im = (ar * hei + ai * her) + (br * hoi + bi * hor)
+            UnsafeMutableRawPointer(zr + q).storeBytes(of: re, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(zi + q).storeBytes(of: im, as: SIMD4<Float>.self)
+            q += 4
         }
     }
 
     /// The half-size spectrum in the first half of `z` repeated (the spectrum of the signal with zeros
-    /// between its samples), times `h`, over all `count` bins. Runs backwards so it can work in place.
+    /// between its samples): slot `q` goes to slots `2q` and `2q + 1`, times `h`. Runs backwards so it can work
+    /// in place.
     private static func repeatAndMultiply(
-        _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>,
-        _ hr: UnsafePointer<Float>, _ hi: UnsafePointer<Float>, count: Int
+        _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>, _ h: UnsafePointer<Float>, count: Int
     ) {
-        var q = count / 2 - 1
+        let half = count / 2
+        var q = half - 4
         while q >= 0 {
-            let (xr, xi) = (zr[q], zi[q])
-            let (a, b) = (2 * q, 2 * q + 1)
-            zr[a] = xr * hr[a] - xi * hi[a]
-            zi[a] = xr * hi[a] + xi * hr[a]
-            zr[b] = xr * hr[b] - xi * hi[b]
-            zi[b] = xr * hi[b] + xi * hr[b]
-            q -= 1
+            let xr = load4(zr + q), xi = load4(zi + q)
+            let her = load4(h + q), hei = load4(h + half + q)
+            let hor = load4(h + 2 * half + q), hoi = load4(h + 3 * half + q)
+            var re = SIMD8<Float>(), im = SIMD8<Float>()
+            re.evenHalf = xr * her - xi * hei
+            im.evenHalf = xr * hei + xi * her
+            re.oddHalf = xr * hor - xi * hoi
+            im.oddHalf = xr * hoi + xi * hor
+            UnsafeMutableRawPointer(zr + 2 * q).storeBytes(of: re, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(zi + 2 * q).storeBytes(of: im, as: SIMD8<Float>.self)
+            q -= 4
         }
     }
 }
