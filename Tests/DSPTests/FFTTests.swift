@@ -39,6 +39,35 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
         #expect(zip(forwardAgainRe, original.0).allSatisfy { abs($0 - $1) < 1e-3 })
     }
 
+    /// Eight transforms at once, one per lane (the STFT's path), against the definition and against the
+    /// one-at-a-time transform, which every lane must match bit for bit.
+    @Test(arguments: [1, 16, 49, 97, 400, 512, 1920, 1021])
+    func lanesMatchTheDefinitionAndTheScalarTransform(_ size: Int) {
+        var random = GaussianNoise(seed: UInt64(size) + 1000)
+        let inputs = (0..<8).map { _ in (random.samples(size), random.samples(size)) }
+        let fft = FFT(size: size)
+        var re = (0..<size).map { index in SIMD8<Float>((0..<8).map { inputs[$0].0[index] }) }
+        var im = (0..<size).map { index in SIMD8<Float>((0..<8).map { inputs[$0].1[index] }) }
+        var scratchRe = [SIMD8<Float>](repeating: .zero, count: fft.scratchCount), scratchIm = scratchRe
+        re.withUnsafeMutableBufferPointer { re in
+            im.withUnsafeMutableBufferPointer { im in
+                scratchRe.withUnsafeMutableBufferPointer { sr in
+                    scratchIm.withUnsafeMutableBufferPointer { si in
+                        fft.forward(lanes: re.baseAddress!, im.baseAddress!, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
+                    }
+                }
+            }
+        }
+        for lane in 0..<8 {
+            var (scalarRe, scalarIm) = inputs[lane]
+            fft.forward(real: &scalarRe, imag: &scalarIm)
+            #expect((0..<size).allSatisfy { re[$0][lane] == scalarRe[$0] && im[$0][lane] == scalarIm[$0] }, "size \(size) lane \(lane)")
+            let expected = naiveDFT(inputs[lane].0, inputs[lane].1)
+            let error = (0..<size).map { max(abs(Double(re[$0][lane]) - expected.re[$0]), abs(Double(im[$0][lane]) - expected.im[$0])) }.max()!
+            #expect(error / sqrt(Double(size)) < 2e-5, "size \(size) lane \(lane): \(error)")
+        }
+    }
+
     @Test(arguments: sizes + [4, 6, 18])
     func realMatchesComplexAndInverts(_ size: Int) {
         var random = GaussianNoise(seed: 99)
