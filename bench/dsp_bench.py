@@ -10,7 +10,7 @@ Builds the Swift side (swift build -c release --product DSPBench), then on 60 s 
     Chorus and soxr at 'HQ'.
 Needs: numpy scipy librosa soxr kaldi-native-fbank onnx-asr==0.12.0 onnxruntime soundfile (PyPI).
 
-    python3 bench/dsp_bench.py [--quick]
+    python3 bench/dsp_bench.py [--quick] [--resampler]   (--resampler: only the resampler section)
 """
 import os
 import subprocess
@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "testdata"))
 import make_dsp_goldens as ref  # noqa: E402
 
 QUICK = "--quick" in sys.argv
+RESAMPLER_ONLY = "--resampler" in sys.argv
 SECONDS = 10 if QUICK else 60
 REPEATS = 3
 TMP = tempfile.mkdtemp(prefix="chorus-dsp-bench-")
@@ -217,5 +218,6 @@ if __name__ == "__main__":
     subprocess.run(["swift", "build", "-c", "release", "--product", "DSPBench"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     print(f"onnxruntime {ort.__version__}, soxr {soxr.__version__}, intra-op threads: onnxruntime default")
-    features_section()
+    if not RESAMPLER_ONLY:
+        features_section()
     resampler_section()
