@@ -37,7 +37,7 @@ struct SharpFilterStage: Sendable {
     static let passbandEnd = 0.915
     static let attenuation = 160.0
     /// The transform is the smallest power of two of at least this many times `reach`.
-    static let sizePerReach = 12
+    static let sizePerReach = 6
 
     init(mode: Mode) {
         self.mode = mode
@@ -47,8 +47,8 @@ struct SharpFilterStage: Sendable {
         let length = (Self.attenuation - 7.95) / (14.36 * transition)
         let reach = 2 * Int((length / 4).rounded(.up))
         self.reach = reach
-        // Each block wastes 2 reach of its transform: a transform of about 16 reach spends the fewest operations
-        // per output.
+        // Each block wastes 2 reach of its transform. Measured on x86-64: 2048 points (6 reach) cost 30% less
+        // per output than 1024 and as little as 4096 or 8192, at half the latency of 4096.
         var size = 1024
         while size < Self.sizePerReach * reach { size *= 2 }
         full = ConvolutionFFT(size: size)
