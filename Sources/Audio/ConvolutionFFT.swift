@@ -58,12 +58,17 @@ struct ConvolutionFFT: Sendable {
         precondition(values.count == size)
         var re = values
         var im = [Double](repeating: 0, count: size)
+        // exp(-2πi j / size); a pass of half-width h uses every (size / 2h)-th.
+        let roots = (0..<(size / 2)).map { j in
+            let angle = -2 * Double.pi * Double(j) / Double(size)
+            return (cos(angle), sin(angle))
+        }
         var half = size / 2
         while half >= 1 {
+            let step = size / (2 * half)
             for base in stride(from: 0, to: size, by: 2 * half) {
                 for j in 0..<half {
-                    let angle = -Double.pi * Double(j) / Double(half)
-                    let (wr, wi) = (cos(angle), sin(angle))
+                    let (wr, wi) = roots[j * step]
                     let (ar, ai) = (re[base + j], im[base + j])
                     let (br, bi) = (re[base + j + half], im[base + j + half])
                     re[base + j] = ar + br
@@ -282,8 +287,12 @@ struct ConvolutionFFT: Sendable {
     private static func transpose(
         _ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>
     ) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
-        (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]),
-         SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+        // Interleave pairs of rows, then join halves: the unpack/move-half pattern of SSE and NEON.
+        var ab0 = SIMD4<Float>(), ab1 = SIMD4<Float>(), cd0 = SIMD4<Float>(), cd1 = SIMD4<Float>()
+        (ab0.evenHalf, ab0.oddHalf, ab1.evenHalf, ab1.oddHalf) = (a.lowHalf, b.lowHalf, a.highHalf, b.highHalf)
+        (cd0.evenHalf, cd0.oddHalf, cd1.evenHalf, cd1.oddHalf) = (c.lowHalf, d.lowHalf, c.highHalf, d.highHalf)
+        return (SIMD4(lowHalf: ab0.lowHalf, highHalf: cd0.lowHalf), SIMD4(lowHalf: ab0.highHalf, highHalf: cd0.highHalf),
+                SIMD4(lowHalf: ab1.lowHalf, highHalf: cd1.lowHalf), SIMD4(lowHalf: ab1.highHalf, highHalf: cd1.highHalf))
     }
 
     /// The last two radix-4 passes (spans 16 and 4) on each run of 16 values. The span-4 pass has no

@@ -30,8 +30,8 @@ struct PolyphaseStage: Sendable {
 
     /// Resamples the next chunk; returns every output whose window the input so far covers. Outputs whose
     /// window starts in the kept input read a joined copy of it and the start of `samples`; the others read
-    /// `samples` in place.
-    mutating func process(_ samples: [Float]) -> [Float] {
+    /// `samples` in place. The result has room for at least `minimumCapacity` values.
+    mutating func process(_ samples: [Float], minimumCapacity: Int = 0) -> [Float] {
         let taps = filter.taps, up = filter.up, down = filter.down
         let kept = buffer.count
         let total = kept + samples.count
@@ -41,11 +41,11 @@ struct PolyphaseStage: Sendable {
         let last = (total - taps + 1) * up - 1
         guard last >= start else {
             buffer += samples
-            return []
+            return [Float](unsafeUninitializedCapacity: minimumCapacity) { _, count in count = 0 }
         }
         let count = (last - start) / down + 1
         let joined = min(count, max(0, (kept * up - start + down - 1) / down))
-        let output = [Float](unsafeUninitializedCapacity: count) { out, initialized in
+        let output = [Float](unsafeUninitializedCapacity: max(count, minimumCapacity)) { out, initialized in
             if joined > 0 {
                 let head = buffer + samples.prefix(taps)
                 head.withUnsafeBufferPointer { head in

@@ -3,7 +3,8 @@ public enum Resampler {
     /// `samples` at `from` Hz converted to `to` Hz; the result has `ceil(count * to / from)` samples.
     public static func resample(_ samples: [Float], from: Int, to: Int) throws -> [Float] {
         var resampler = try StreamingResampler(inputRate: from, outputRate: to)
-        var output = resampler.process(samples)
+        // Room for the tail from the start, so appending it copies nothing.
+        var output = resampler.process(samples, minimumCapacity: (samples.count * to + from - 1) / from)
         output += resampler.finish()
         return output
     }
@@ -71,15 +72,21 @@ public struct StreamingResampler: Sendable {
 
     /// Resamples the next chunk; returns every output sample the input so far fully determines.
     public mutating func process(_ samples: [Float]) -> [Float] {
+        process(samples, minimumCapacity: 0)
+    }
+
+    /// `process(_:)` with an output array that has room for at least `minimumCapacity` samples.
+    mutating func process(_ samples: [Float], minimumCapacity: Int) -> [Float] {
         inputCount += samples.count
         let output: [Float]
         if sharp == nil {
             output = samples
         } else if downsampling {
-            output = sharp!.process(polyphase?.process(samples) ?? samples)
+            output = sharp!.process(polyphase?.process(samples) ?? samples, minimumCapacity: minimumCapacity)
+        } else if polyphase == nil {
+            output = sharp!.process(samples, minimumCapacity: minimumCapacity)
         } else {
-            let middle = sharp!.process(samples)
-            output = polyphase?.process(middle) ?? middle
+            output = polyphase!.process(sharp!.process(samples), minimumCapacity: minimumCapacity)
         }
         outputCount += output.count
         return output

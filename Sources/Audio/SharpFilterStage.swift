@@ -84,19 +84,19 @@ struct SharpFilterStage: Sendable {
 
     /// Filters the next chunk; returns every output the input so far determines, block pair by block pair.
     /// Pairs that start in the kept input read a joined copy of it and the start of `samples`; the others
-    /// read `samples` in place.
-    mutating func process(_ samples: [Float]) -> [Float] {
+    /// read `samples` in place. The result has room for at least `minimumCapacity` values.
+    mutating func process(_ samples: [Float], minimumCapacity: Int = 0) -> [Float] {
         let span = span, stride = stride
         let kept = buffer.count
         let total = kept + samples.count
         let ready = total >= span ? (total - span) / stride + 1 : 0
         guard ready > 0 else {
             buffer += samples
-            return []
+            return [Float](unsafeUninitializedCapacity: minimumCapacity) { _, count in count = 0 }
         }
         let perPair = outputsPerPair
         let joined = min(ready, (kept + stride - 1) / stride)
-        let output = [Float](unsafeUninitializedCapacity: ready * perPair) { out, initialized in
+        let output = [Float](unsafeUninitializedCapacity: max(ready * perPair, minimumCapacity)) { out, initialized in
             var work = [Float](repeating: 0, count: 2 * full.size)
             work.withUnsafeMutableBufferPointer { work in
                 if joined > 0 {
