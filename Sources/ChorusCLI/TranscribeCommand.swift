@@ -164,7 +164,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             } else {
                 SpeakCommand.status("… \(text)\n")
             }
-        case .final(let text):
+        case .final(let text, _):
             Self.line(json ? Self.json(["type": "final", "text": text]) : text)
         }
     }

@@ -100,7 +100,8 @@ public struct FastConformerRecognizer: ChunkTranscribing {
 
     /// What is said in `samples` (16 kHz) of any length. Audio longer than one call is cut as
     /// `ChunkPlanner` plans (at the pauses between `speech` segments where possible) and both heads'
-    /// texts are merged; `tokens` then stays empty, as ids of merged chunks have no single sequence.
+    /// texts are merged word by word; `tokens` are the ids of the words kept, or empty in the rare
+    /// case that a chunk's ids do not decode word for word to its text.
     public func recognize(
         _ samples: [Float], speech: [SpeechSegment] = [], overlapSeconds: Double = 2,
         merger: TranscriptMerger = TranscriptMerger()
@@ -113,16 +114,19 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         let words = merger.maximumOverlapWords == nil ? merger.bounded(toOverlapSeconds: overlap) : merger
         var symbols = words
         symbols.maximumOverlapWords = words.maximumOverlapWords.map { $0 * 4 }
-        var result = Recognition(text: "", tokens: [], pronunciation: pronunciation == nil ? nil : "")
+        var transcript = WordTranscript()
+        var reading: String? = pronunciation == nil ? nil : ""
         for chunk in planner.chunks(sampleCount: samples.count, speech: speech) {
             let piece = try await recognize(chunk: Array(samples[chunk.samples]))
-            func join(_ old: String, _ new: String, _ merger: TranscriptMerger) -> String {
-                chunk.overlapsPrevious ? merger.merge(old, new) : [old, new].filter { !$0.isEmpty }.joined(separator: " ")
+            transcript.append(WordTranscript(text: piece.text, ids: piece.tokens, vocabulary: tokenizer),
+                              merger: chunk.overlapsPrevious ? words : nil)
+            if let next = piece.pronunciation {
+                let old = reading ?? ""
+                reading = chunk.overlapsPrevious
+                    ? symbols.merge(old, next) : [old, next].filter { !$0.isEmpty }.joined(separator: " ")
             }
-            result.text = join(result.text, piece.text, words)
-            if let reading = piece.pronunciation { result.pronunciation = join(result.pronunciation ?? "", reading, symbols) }
         }
-        return result
+        return Recognition(text: transcript.text, tokens: transcript.ids, pronunciation: reading)
     }
 
     /// What is said in `samples` (16 kHz, at most `maximumChunkSamples`), in one call per head.
@@ -145,6 +149,11 @@ public struct FastConformerRecognizer: ChunkTranscribing {
 
     public func transcribe(chunk samples: [Float]) async throws -> String {
         try await recognize(chunk: samples).text
+    }
+
+    public func transcribeWords(chunk samples: [Float]) async throws -> (text: String, wordTokens: [[Int]]?) {
+        let result = try await recognize(chunk: samples)
+        return (result.text, tokenizer.wordTokens(result.tokens, words: TranscriptMerger.words(result.text)))
     }
 
     private static func decode(_ head: CTCHead, _ features: AcousticFeatures, _ vocabulary: any TokenDecoding)

@@ -14,8 +14,9 @@ public actor LiveTranscriber {
     public enum Update: Equatable, Sendable {
         /// The current utterance as heard so far; later updates may change it.
         case partial(String)
-        /// A finished utterance; it will not change.
-        case final(String)
+        /// A finished utterance; it will not change. `tokens` are its token ids when the recogniser
+        /// gives them word by word (FastConformer does), empty otherwise.
+        case final(String, tokens: [Int] = [])
     }
 
     /// Timing of the chunks, in seconds.
@@ -53,8 +54,8 @@ public actor LiveTranscriber {
     /// The current utterance's audio at the recogniser's rate, from stream offset `origin`.
     private var utterance: [Float] = []
     private var origin = 0
-    /// Merged text of the chunks committed so far, and where in `utterance` the last one ended.
-    private var committed = ""
+    /// Merged words (and their ids) of the chunks committed so far, and where in `utterance` the last one ended.
+    private var committed = WordTranscript()
     private var committedEnd = 0
     private var heardSpeech = false
     private var sinceLastPartial = 0
@@ -91,8 +92,8 @@ public actor LiveTranscriber {
         var updates: [Update] = []
         if resampler != nil { updates += try await accept(resampler!.finish()) }
         if vad == nil || heardSpeech {
-            let text = try await text(upTo: utterance.count)
-            if !text.isEmpty { updates.append(.final(text)) }
+            let transcript = try await text(upTo: utterance.count)
+            if !transcript.words.isEmpty { updates.append(.final(transcript.text, tokens: transcript.ids)) }
         }
         resampler?.reset()
         vad?.reset()
@@ -114,8 +115,8 @@ public actor LiveTranscriber {
                 dropAudio(before: start - origin - leadingSamples)
             case .speechEnded(let end):
                 let cut = min(max(0, end - origin), utterance.count)
-                let text = try await text(upTo: cut)
-                if !text.isEmpty { updates.append(.final(text)) }
+                let transcript = try await text(upTo: cut)
+                if !transcript.words.isEmpty { updates.append(.final(transcript.text, tokens: transcript.ids)) }
                 dropAudio(before: cut)
                 startUtterance()
             }
@@ -127,15 +128,15 @@ public actor LiveTranscriber {
         }
         while utterance.count - chunkStart >= chunkSamples {
             let start = chunkStart
-            let piece = try await recognizer.transcribe(chunk: Array(utterance[start..<(start + chunkSamples)]))
-            committed = merger(overlapping: committedEnd - start).merge(committed, piece)
+            let piece = try await recognizer.transcribeWords(chunk: Array(utterance[start..<(start + chunkSamples)]))
+            committed.append(WordTranscript(piece), merger: merger(overlapping: committedEnd - start))
             committedEnd = start + chunkSamples
         }
         // No later chunk reaches further back than one chunk before the committed end.
         dropAudio(before: committedEnd - chunkSamples)
         if speaking, sinceLastPartial >= partialSamples {
             sinceLastPartial = 0
-            let text = try await text(upTo: utterance.count)
+            let text = try await text(upTo: utterance.count).text
             if text != lastPartial {
                 lastPartial = text
                 updates.append(.partial(text))
@@ -147,16 +148,18 @@ public actor LiveTranscriber {
     /// Where the next chunk starts: the utterance's start, or `overlap` before the last chunk's end.
     private var chunkStart: Int { committedEnd == 0 ? 0 : committedEnd - overlapSamples }
 
-    /// The utterance's text up to `end`: the committed chunks merged with the rest.
+    /// The utterance's transcript (words and their ids) up to `end`: the committed chunks merged with the rest.
     ///
     /// The rest is heard with as much context as one chunk holds (the last `chunkSamples` before
     /// `end`), since recognisers hear short snippets worse; it overlaps the committed text at least
     /// by `overlapSamples`.
-    private func text(upTo end: Int) async throws -> String {
+    private func text(upTo end: Int) async throws -> WordTranscript {
         guard end > committedEnd || committedEnd == 0, end > 0 else { return committed }
         let start = committedEnd == 0 ? 0 : max(0, min(end - chunkSamples, chunkStart))
-        let tail = try await recognizer.transcribe(chunk: Array(utterance[start..<end]))
-        return merger(overlapping: committedEnd - start).merge(committed, tail)
+        let tail = try await recognizer.transcribeWords(chunk: Array(utterance[start..<end]))
+        var transcript = committed
+        transcript.append(WordTranscript(tail), merger: merger(overlapping: committedEnd - start))
+        return transcript
     }
 
     /// The merger for a chunk that repeats `samples` of audio already transcribed: the shared words
@@ -175,7 +178,7 @@ public actor LiveTranscriber {
     }
 
     private func startUtterance() {
-        committed = ""
+        committed = WordTranscript()
         committedEnd = 0
         heardSpeech = false
         sinceLastPartial = 0

@@ -10,10 +10,29 @@ public protocol TokenDecoding: Sendable {
     func decode(_ ids: [Int]) throws -> String
     /// Where the vocabulary came from (its file), to name it in errors.
     var source: String { get }
+    /// Whether token `id` begins a word of the decoded text (SentencePiece's `▁`).
+    func startsWord(_ id: Int) -> Bool
 }
 
 extension TokenDecoding {
     public var source: String { "the vocabulary given to the recogniser" }
+
+    /// Every token a word of its own, as symbol lists decode.
+    public func startsWord(_ id: Int) -> Bool { true }
+
+    /// `tokens` cut into the runs that spell each of `words` (their text split at whitespace), or `nil`
+    /// when the runs do not decode to exactly those words (a normaliser that changes spacing, say).
+    public func wordTokens(_ tokens: [Int], words: [String]) -> [[Int]]? {
+        var runs: [[Int]] = []
+        for token in tokens {
+            if runs.isEmpty || startsWord(token) { runs.append([token]) } else { runs[runs.count - 1].append(token) }
+        }
+        guard runs.count == words.count else { return nil }
+        for (run, word) in zip(runs, words) {
+            guard let text = try? decode(run), text.trimmingCharacters(in: .whitespaces) == word else { return nil }
+        }
+        return runs
+    }
 }
 
 /// A SentencePiece model (`tokenizer.model`) as a CTC vocabulary: Text's decoder, control pieces left out.
@@ -38,6 +57,10 @@ public struct SentencePieceVocabulary: TokenDecoding {
 
     public func decode(_ ids: [Int]) throws -> String {
         try tokenizer.decode(ids, skipsSpecialTokens: true)
+    }
+
+    public func startsWord(_ id: Int) -> Bool {
+        tokenizer.token(of: id)?.hasPrefix("\u{2581}") ?? false
     }
 }
 
@@ -108,6 +131,10 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
     }
 
     public var vocabularySize: Int { pieces.count }
+
+    public func startsWord(_ id: Int) -> Bool {
+        pieces.indices.contains(id) && pieces[id].hasPrefix("\u{2581}")
+    }
 
     /// The pieces joined, `▁` read as a space, control pieces (`<unk>`, `<s>`, `</s>`) left out;
     /// for byte pieces and normalisation use the SentencePiece model itself.

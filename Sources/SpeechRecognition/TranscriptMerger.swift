@@ -37,10 +37,16 @@ public struct TranscriptMerger: Sendable, Equatable {
 
     /// `existing` followed by `new`, with the words they share written once.
     public func merge(_ existing: String, _ new: String) -> String {
-        let old = existing.split(whereSeparator: \.isWhitespace).map(String.init)
-        let next = new.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard !old.isEmpty else { return next.joined(separator: " ") }
-        guard !next.isEmpty else { return old.joined(separator: " ") }
+        let old = Self.words(existing)
+        let next = Self.words(new)
+        let (keep, skip) = splice(old, next)
+        return (old[..<keep] + next[skip...]).joined(separator: " ")
+    }
+
+    /// Where the words `next` continue the words `old`: the merged text is `old[..<keep]` followed by
+    /// `next[skip...]`. Callers that carry something per word (token ids) cut it at the same places.
+    public func splice(_ old: [String], _ next: [String]) -> (keep: Int, skip: Int) {
+        guard !old.isEmpty, !next.isEmpty else { return (old.count, 0) }
         let oldKeys = old.map(Self.key)
         let nextKeys = next.map(Self.key)
 
@@ -48,7 +54,7 @@ public struct TranscriptMerger: Sendable, Equatable {
         let longest = min(old.count, next.count, maximumOverlapWords ?? .max)
         for length in stride(from: longest, through: 1, by: -1)
         where oldKeys.suffix(length).elementsEqual(nextKeys.prefix(length)) {
-            return (old + next.dropFirst(length)).joined(separator: " ")
+            return (old.count, length)
         }
         // Then allow misheard edge words: old[..<oldEnd] ends with the run, next[nextStart...] starts with it.
         var best: (oldEnd: Int, nextStart: Int, length: Int)?
@@ -61,10 +67,13 @@ public struct TranscriptMerger: Sendable, Equatable {
                 }
             }
         }
-        if let best {
-            return (old[..<best.oldEnd] + next[(best.nextStart + best.length)...]).joined(separator: " ")
-        }
-        return (old + next).joined(separator: " ")
+        if let best { return (best.oldEnd, best.nextStart + best.length) }
+        return (old.count, 0)
+    }
+
+    /// The words of `text`, split at whitespace.
+    public static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isWhitespace).map(String.init)
     }
 
     /// The longest k such that the last k of `old` equal the first k of `next`.
@@ -80,4 +89,42 @@ public struct TranscriptMerger: Sendable, Equatable {
     private static func key(_ word: String) -> String {
         word.lowercased().trimmingCharacters(in: .punctuationCharacters)
     }
+}
+
+/// A transcript being merged chunk by chunk: its words, and each word's token ids as long as every
+/// chunk's ids could be cut at its words.
+struct WordTranscript: Equatable {
+    var words: [String] = []
+    /// The ids of each word; `nil` once a chunk's ids did not line up with its words.
+    var tokens: [[Int]]? = []
+
+    init() {}
+
+    /// A chunk's words, with its `ids` cut at them by `vocabulary`.
+    init(text: String, ids: [Int], vocabulary: any TokenDecoding) {
+        words = TranscriptMerger.words(text)
+        tokens = vocabulary.wordTokens(ids, words: words)
+    }
+
+    /// A chunk's words and their ids, as `ChunkTranscribing.transcribeWords` gives them.
+    init(_ chunk: (text: String, wordTokens: [[Int]]?)) {
+        words = TranscriptMerger.words(chunk.text)
+        tokens = chunk.wordTokens.flatMap { $0.count == words.count ? $0 : nil }
+    }
+
+    /// Appends `next`: merged on the words both heard when `merger` is given (overlapping chunks),
+    /// simply after the words so far otherwise.
+    mutating func append(_ next: WordTranscript, merger: TranscriptMerger?) {
+        let (keep, skip) = merger?.splice(words, next.words) ?? (words.count, 0)
+        words = Array(words[..<keep] + next.words[skip...])
+        if let mine = tokens, let theirs = next.tokens {
+            tokens = Array(mine[..<keep] + theirs[skip...])
+        } else {
+            tokens = nil
+        }
+    }
+
+    var text: String { words.joined(separator: " ") }
+    /// All token ids in order, or none when they could not be kept.
+    var ids: [Int] { tokens?.flatMap { $0 } ?? [] }
 }

@@ -127,12 +127,14 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
     let recognizer: FastConformerRecognizer
     let story: [Float]
     let storyText: String
+    let storyIDs: [Int]
 
     init() throws {
         recognizer = try FastConformerRecognizer(folder: ToneSentence.modelFolder)
         let golden = try ToneSentence.golden()
         story = speakStory(golden)
         storyText = golden.story_text
+        storyIDs = golden.story_ids
     }
 
     @Test func theStoryIsHeardWhole() async throws {
@@ -141,14 +143,16 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
 
     @Test(arguments: [4000, 16000])
     func liveMergedTranscriptEqualsTheOfflineOne(piece: Int) async throws {
-        let offline = try await recognizer.recognize(story).text
+        let offline = try await recognizer.recognize(story)
+        #expect(offline.tokens == (try ToneSentence.golden()).story_ids)
         let live = try LiveTranscriber(recognizer: recognizer, inputRate: 16000)
         var updates: [LiveTranscriber.Update] = []
         for start in stride(from: 0, to: story.count, by: piece) {
             updates += try await live.push(Array(story[start..<min(start + piece, story.count)]))
         }
         updates += try await live.finish()
-        #expect(updates.last == .final(offline))
+        // Text and token ids: the 15 s story is two 8 s chunks merged on their overlap.
+        #expect(updates.last == .final(offline.text, tokens: offline.tokens))
     }
 
     /// With speech segments (as Silero finds them) the cuts go into pauses and nothing needs merging.
@@ -165,6 +169,9 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
         #expect(chunks.first?.samples.upperBound == 3 * sentence)
         let text = try await recognizer.transcribe(audio, speech: speech)
         #expect(text == [String](repeating: storyText, count: 4).joined(separator: " "))
+        let result = try await recognizer.recognize(audio, speech: speech)
+        #expect(result.text == text)
+        #expect(result.tokens == [[Int]](repeating: storyIDs, count: 4).flatMap { $0 })
     }
 
     @Test func audioLongerThanTheLargestBucketIsChunkedAndMerged() async throws {
@@ -176,6 +183,7 @@ func speakStory(_ golden: ToneSentence.Golden) -> [Float] {
         let once = try await recognizer.recognize(story)
         let whole = try await recognizer.recognize(audio)
         #expect(whole.text == text)
+        #expect(whole.tokens == [[Int]](repeating: storyIDs, count: 4).flatMap { $0 })
         #expect(whole.pronunciation == [String](repeating: once.pronunciation!, count: 4).joined(separator: " "))
     }
 }

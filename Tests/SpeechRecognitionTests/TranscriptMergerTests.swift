@@ -1,5 +1,5 @@
 import Testing
-import SpeechRecognition
+@testable import SpeechRecognition
 
 @Suite struct TranscriptMergerTests {
     let merger = TranscriptMerger()
@@ -42,5 +42,38 @@ import SpeechRecognition
         let bounded = TranscriptMerger(maximumOverlapWords: 3)
         #expect(bounded.merge(old, new) == "one two three four five one two three four five one two three")
         #expect(TranscriptMerger().bounded(toOverlapSeconds: 1.5).maximumOverlapWords == 8)
+    }
+}
+
+/// Token ids follow the words through a merge, cut where the words are cut.
+@Suite struct WordTokenTests {
+    let pieces = PieceVocabulary(pieces: ["<unk>", "\u{2581}the", "\u{2581}cat", "\u{2581}sat", "\u{2581}he", "ed", "\u{2581}on"])
+
+    @Test func idsAreCutAtTheWordsTheyDecodeTo() {
+        #expect(pieces.wordTokens([1, 2, 4, 5, 6], words: ["the", "cat", "heed", "on"]) == [[1], [2], [4, 5], [6]])
+        // A chunk that starts inside a word: its first run has no word start.
+        #expect(pieces.wordTokens([5, 6], words: ["ed", "on"]) == [[5], [6]])
+        // Ids that do not spell the words give none, rather than wrong ones.
+        #expect(pieces.wordTokens([1, 2], words: ["the", "dog"]) == nil)
+        #expect(pieces.wordTokens([1, 2], words: ["the"]) == nil)
+    }
+
+    @Test func spliceCutsIdsWithTheirWords() {
+        let merger = TranscriptMerger()
+        #expect(merger.splice(["the", "cat", "sat"], ["cat", "sat", "on"]) == (3, 2))
+        // "xx" is a misheard edge word: dropped from the old text, the run "sat on" found after it.
+        #expect(merger.splice(["the", "cat", "sat", "on", "xx"], ["sat", "on", "the", "mat"]) == (4, 2))
+        #expect(merger.splice([], ["a"]) == (0, 0))
+
+        var transcript = WordTranscript(text: "the cat sat", ids: [1, 2, 3], vocabulary: pieces)
+        transcript.append(WordTranscript(text: "cat sat on", ids: [2, 3, 6], vocabulary: pieces), merger: merger)
+        #expect(transcript.text == "the cat sat on")
+        #expect(transcript.ids == [1, 2, 3, 6])
+        transcript.append(WordTranscript(text: "heed", ids: [4, 5], vocabulary: pieces), merger: nil)
+        #expect(transcript.ids == [1, 2, 3, 6, 4, 5])
+        // Once a chunk's ids do not line up, the merged ids are dropped, the text kept.
+        transcript.append(WordTranscript(text: "the dog", ids: [1, 2], vocabulary: pieces), merger: nil)
+        #expect(transcript.text == "the cat sat on heed the dog")
+        #expect(transcript.ids == [])
     }
 }
