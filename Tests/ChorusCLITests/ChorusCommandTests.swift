@@ -39,6 +39,18 @@ struct ChorusProcess {
                              standardError: String(decoding: errData, as: UTF8.self),
                              crashed: process.terminationReason == .uncaughtSignal)
     }
+
+    /// `run` on a thread of its own: waiting for the process then holds none of the few threads
+    /// that all async tests share, so tests running beside it are not starved.
+    static func running(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
+        -> ChorusProcess
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try run(arguments, input: input, environment: environment) })
+            }
+        }
+    }
 }
 
 func temporaryFolder() throws -> URL {

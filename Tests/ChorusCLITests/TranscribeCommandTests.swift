@@ -45,20 +45,20 @@ func modelFolder(copying files: [String], extra: [String: String] = [:]) throws 
 struct TranscribeCommandTests {
     let transcript = ToneModels.golden.text
 
-    @Test func transcribesAFileAsThePythonReferenceDoes() throws {
-        let result = try ChorusProcess.run(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder])
+    @Test func transcribesAFileAsThePythonReferenceDoes() async throws {
+        let result = try await ChorusProcess.running(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "\(transcript)\npronunciation: \(ToneModels.golden.pronunciation)\n")
         #expect(result.standardError.contains("transcribed 5.88 s of audio"))
 
-        let json = try ChorusProcess.run(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--json"])
+        let json = try await ChorusProcess.running(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: String]
         #expect(object == ["text": transcript, "pronunciation": ToneModels.golden.pronunciation])
     }
 
     /// 44.1 kHz is resampled to 16 kHz, stereo (float WAV) mixed to mono: the same transcript.
-    @Test func otherRatesAndStereoAreConvertedFirst() throws {
+    @Test func otherRatesAndStereoAreConvertedFirst() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = try ToneModels.samples()
@@ -67,43 +67,43 @@ struct TranscribeCommandTests {
         let stereo = folder.appendingPathComponent("stereo.wav")
         try WAVWriter.write(clip.flatMap { [$0, $0] }, sampleRate: 16000, channels: 2, format: .float32, to: stereo)
         for file in [resampled, stereo] {
-            let result = try ChorusProcess.run(["transcribe", file.path, "--model", ToneModels.folder])
+            let result = try await ChorusProcess.running(["transcribe", file.path, "--model", ToneModels.folder])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.hasPrefix(transcript + "\n"), "\(file.lastPathComponent)")
         }
     }
 
     /// Nine copies of the clip, 53 s, are more than the 48 s bucket: cut with overlap and merged.
-    @Test func audioLongerThanTheLargestBucketIsChunkedAndMerged() throws {
+    @Test func audioLongerThanTheLargestBucketIsChunkedAndMerged() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let long = folder.appendingPathComponent("long.wav")
         let clip = try ToneModels.samples()
         try WAVWriter.write([[Float]](repeating: clip, count: 9).flatMap { $0 }, sampleRate: 16000, to: long)
-        let result = try ChorusProcess.run(["transcribe", long.path, "--model", ToneModels.folder, "--no-vad", "--json"])
+        let result = try await ChorusProcess.running(["transcribe", long.path, "--model", ToneModels.folder, "--no-vad", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
         #expect(object?["text"] == [String](repeating: transcript, count: 9).joined(separator: " "))
     }
 
-    @Test func readsAWAVOrRawPCMFromStandardInput() throws {
+    @Test func readsAWAVOrRawPCMFromStandardInput() async throws {
         for input in [try Data(contentsOf: ToneModels.clip), try ToneModels.rawPCM()] {
-            let result = try ChorusProcess.run(["transcribe", "-", "--model", ToneModels.folder], input: input)
+            let result = try await ChorusProcess.running(["transcribe", "-", "--model", ToneModels.folder], input: input)
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.hasPrefix(transcript + "\n"))
         }
     }
 
     /// Without VAD (the tones are not speech to Silero) the stream is one utterance, finalised at the end.
-    @Test func liveFromRawPCMOrAWAVStreamGivesTheOfflineTranscript() throws {
+    @Test func liveFromRawPCMOrAWAVStreamGivesTheOfflineTranscript() async throws {
         let wav = try Data(contentsOf: ToneModels.clip)
         for input in [try ToneModels.rawPCM(), wav] {
-            let result = try ChorusProcess.run(["transcribe", "--live", "-", "--model", ToneModels.folder, "--no-vad"], input: input)
+            let result = try await ChorusProcess.running(["transcribe", "--live", "-", "--model", ToneModels.folder, "--no-vad"], input: input)
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput == transcript + "\n")
             #expect(result.standardError.contains("… I was"))  // partial transcripts
         }
-        let json = try ChorusProcess.run(["transcribe", "--live", "-", "--model", ToneModels.folder, "--no-vad", "--json"],
+        let json = try await ChorusProcess.running(["transcribe", "--live", "-", "--model", ToneModels.folder, "--no-vad", "--json"],
                                          input: wav)
         #expect(json.status == 0)
         let lines = json.standardOutput.split(separator: "\n").map {
@@ -113,31 +113,31 @@ struct TranscribeCommandTests {
         #expect(lines.dropLast().allSatisfy { $0?["type"] == "partial" })
     }
 
-    @Test func liveAtAnotherRateIsResampled() throws {
+    @Test func liveAtAnotherRateIsResampled() async throws {
         let audio = try Resampler.resample(try ToneModels.samples(), from: 16000, to: 44100)
         let raw = Data(audio.flatMap { sample in
             let value = Int16(max(-32768, min(32767, (sample * 32768).rounded())))
             return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
         })
-        let result = try ChorusProcess.run(["transcribe", "--live", "-", "--rate", "44100", "--model", ToneModels.folder,
+        let result = try await ChorusProcess.running(["transcribe", "--live", "-", "--rate", "44100", "--model", ToneModels.folder,
                                             "--no-vad"], input: raw)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == transcript + "\n")
     }
 
-    @Test func aFloat16ExportTranscribesAlike() throws {
+    @Test func aFloat16ExportTranscribesAlike() async throws {
         let folder = ToneModels.resources.appendingPathComponent("fastconformer_fp16").path
-        let result = try ChorusProcess.run(["transcribe", ToneModels.clip.path, "--model", folder])
+        let result = try await ChorusProcess.running(["transcribe", ToneModels.clip.path, "--model", folder])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == transcript + "\n")
     }
 
-    @Test func anEmptyWAVHasAnEmptyTranscriptAndSaysSo() throws {
+    @Test func anEmptyWAVHasAnEmptyTranscriptAndSaysSo() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let empty = folder.appendingPathComponent("empty.wav")
         try WAVWriter.write([], sampleRate: 16000, to: empty)
-        let result = try ChorusProcess.run(["transcribe", empty.path, "--model", ToneModels.folder, "--json"])
+        let result = try await ChorusProcess.running(["transcribe", empty.path, "--model", ToneModels.folder, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == #"{"pronunciation":"","text":""}"# + "\n")
         #expect(result.standardError.contains("empty.wav holds no audio"))
@@ -149,8 +149,8 @@ struct TranscribeCommandTests {
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path), "chorus binary not built"))
 struct TranscribeCommandErrorTests {
     func expectFailure(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:],
-                       status: Int32 = 1, saying phrases: [String]) throws {
-        let result = try ChorusProcess.run(arguments, input: input, environment: environment)
+                       status: Int32 = 1, saying phrases: [String]) async throws {
+        let result = try await ChorusProcess.running(arguments, input: input, environment: environment)
         #expect(!result.crashed, "\(arguments) crashed: \(result.standardError)")
         #expect(result.status == status, "\(arguments): \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
@@ -159,48 +159,48 @@ struct TranscribeCommandErrorTests {
         }
     }
 
-    @Test func aMissingModelFolderIsNamedWithTheFlagToGive() throws {
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", "/nonexistent/fastconformer"],
+    @Test func aMissingModelFolderIsNamedWithTheFlagToGive() async throws {
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", "/nonexistent/fastconformer"],
                           saying: ["There is no recogniser model folder at /nonexistent/fastconformer", "pass --model DIR"])
         let root = try temporaryFolder()
-        try expectFailure(["transcribe", ToneModels.clip.path], environment: ["CHORUS_MODELS": root.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path], environment: ["CHORUS_MODELS": root.path],
                           saying: ["model folder at \(root.path)/fastconformer", "No FastConformer weights ship with Chorus"])
         // A file where the folder should be.
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.clip.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.clip.path],
                           saying: ["There is no recogniser model folder at \(ToneModels.clip.path)"])
     }
 
-    @Test func aModelFolderMissingAFileNamesIt() throws {
+    @Test func aModelFolderMissingAFileNamesIt() async throws {
         let noEncoder = try modelFolder(copying: ["tokens.txt"])
         let noTokens = try modelFolder(copying: ["encoder_T800.onnx"])
         let noSymbols = try modelFolder(copying: ["encoder_T800.onnx", "tokens.txt", "pronunciation.onnx"])
         defer { [noEncoder, noTokens, noSymbols].forEach { try? FileManager.default.removeItem(at: $0) } }
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", noEncoder.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noEncoder.path],
                           saying: ["\(noEncoder.path) has no encoder.onnx (or encoder_T<frames>.onnx", "chorus transcribe --help"])
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", noTokens.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noTokens.path],
                           saying: ["\(noTokens.path) has no tokens.txt or tokenizer.model"])
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", noSymbols.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noSymbols.path],
                           saying: ["has no pronunciation_vocab.txt", "needs its symbols, one per line"])
     }
 
-    @Test func aVocabularyThatDoesNotFitTheModelNamesBoth() throws {
+    @Test func aVocabularyThatDoesNotFitTheModelNamesBoth() async throws {
         let tokens = try String(contentsOfFile: ToneModels.folder + "/tokens.txt", encoding: .utf8)
         let folder = try modelFolder(copying: ["encoder_T800.onnx"],
                                      extra: ["tokens.txt": tokens.split(separator: "\n").prefix(900).joined(separator: "\n")])
         defer { try? FileManager.default.removeItem(at: folder) }
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", folder.path],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", folder.path],
                           saying: ["\(folder.path)/tokens.txt holds 900 tokens", "encoder_T800.onnx outputs 1001 classes",
                                    "use the vocabulary exported with that model"])
     }
 
-    @Test func aModelWithAnotherInputTypeIsRefusedByName() throws {
+    @Test func aModelWithAnotherInputTypeIsRefusedByName() async throws {
         let folder = ToneModels.resources.appendingPathComponent("fastconformer_float64").path
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", folder],
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", folder],
                           saying: ["encoder_T800.onnx is not a CTC model Chorus can run", "'audio_signal_f64' is float64",
                                    "re-export the model"])
     }
 
-    @Test func corruptTruncatedAndMissingAudioFilesAreNamed() throws {
+    @Test func corruptTruncatedAndMissingAudioFilesAreNamed() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let truncated = folder.appendingPathComponent("truncated.wav")
@@ -208,37 +208,37 @@ struct TranscribeCommandErrorTests {
         let corrupt = folder.appendingPathComponent("corrupt.wav")
         try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: corrupt)
         let missing = folder.appendingPathComponent("missing.wav")
-        try expectFailure(["transcribe", truncated.path, "--model", ToneModels.folder],
+        try await expectFailure(["transcribe", truncated.path, "--model", ToneModels.folder],
                           saying: ["\(truncated.path) is truncated", "188160 bytes of audio but only 956 follow"])
-        try expectFailure(["transcribe", corrupt.path, "--model", ToneModels.folder],
+        try await expectFailure(["transcribe", corrupt.path, "--model", ToneModels.folder],
                           saying: ["\(corrupt.path) is not a usable WAV file", "Convert it to WAV"])
-        try expectFailure(["transcribe", missing.path, "--model", ToneModels.folder],
+        try await expectFailure(["transcribe", missing.path, "--model", ToneModels.folder],
                           saying: ["Cannot read \(missing.path)", "Check the path"])
     }
 
-    @Test func emptyOrUndecodableStandardInputIsExplained() throws {
+    @Test func emptyOrUndecodableStandardInputIsExplained() async throws {
         for mode in [["--live"], []] {
-            try expectFailure(["transcribe"] + mode + ["-", "--model", ToneModels.folder], input: Data(),
+            try await expectFailure(["transcribe"] + mode + ["-", "--model", ToneModels.folder], input: Data(),
                               saying: ["No audio arrived on standard input"])
         }
         let header = try Data(contentsOf: ToneModels.clip).prefix(30)
-        try expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder], input: header,
+        try await expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder], input: header,
                           saying: ["The WAV stream on standard input ended inside its header"])
-        try expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder],
+        try await expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder],
                           input: Data("ID3".utf8) + Data(count: 2000), saying: ["is MP3 audio", "ffmpeg"])
-        try expectFailure(["transcribe", "-", "--model", ToneModels.folder],
+        try await expectFailure(["transcribe", "-", "--model", ToneModels.folder],
                           input: Data("fLaC".utf8) + Data(count: 2000), saying: ["is FLAC audio"])
     }
 
-    @Test func unknownFlagsAndImpossibleValuesAreRejectedWithUsage() throws {
-        try expectFailure(["transcribe", ToneModels.clip.path, "--bogus"], status: 64,
+    @Test func unknownFlagsAndImpossibleValuesAreRejectedWithUsage() async throws {
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--bogus"], status: 64,
                           saying: ["Unknown option '--bogus'", "Usage: chorus transcribe"])
-        try expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--threads", "0"], status: 64,
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--threads", "0"], status: 64,
                           saying: ["--threads must be 1 or more"])
-        try expectFailure(["transcribe", "--live", "-", "--rate", "0"], status: 64,
+        try await expectFailure(["transcribe", "--live", "-", "--rate", "0"], status: 64,
                           saying: ["--rate must be a sample rate in Hz"])
-        try expectFailure(["transcribe", ToneModels.clip.path, "--rate", "fast"], status: 64,
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--rate", "fast"], status: 64,
                           saying: ["The value 'fast' is invalid for '--rate <rate>'"])
-        try expectFailure(["transcribe"], status: 64, saying: ["Missing expected argument '<file>'"])
+        try await expectFailure(["transcribe"], status: 64, saying: ["Missing expected argument '<file>'"])
     }
 }

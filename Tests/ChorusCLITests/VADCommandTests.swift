@@ -57,9 +57,9 @@ struct VADCommandTests {
     }
 
     @Test(arguments: ["piper-16000", "kokoro-16000", "espeak-8000"])
-    func segmentsAsTextAndJSON(clipName: String) throws {
+    func segmentsAsTextAndJSON(clipName: String) async throws {
         let clip = PauseClips.clips[clipName]!
-        let text = try ChorusProcess.run(["vad", clip.path])
+        let text = try await ChorusProcess.running(["vad", clip.path])
         #expect(text.status == 0, "\(text.standardError)")
         let lines = parseSegmentLines(text.standardOutput)
         let python = clip.seconds(clip.segments)
@@ -71,14 +71,14 @@ struct VADCommandTests {
         if clipName != "espeak-8000" { expectSentences(lines, clip: clip) }  // espeak's fade: see SileroVADTests
         #expect(text.standardError.contains("\(lines.count) segments in"))
 
-        let json = try ChorusProcess.run(["vad", clip.path, "--json"])
+        let json = try await ChorusProcess.running(["vad", clip.path, "--json"])
         #expect(json.status == 0)
         let objects = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Double]]
         #expect(objects?.map { [$0["start"]!, $0["end"]!] } == lines)
     }
 
     /// A 44.1 kHz stereo copy is mixed and resampled to 16 kHz and finds the same sentences.
-    @Test func otherRatesAndStereoAreConvertedFirst() throws {
+    @Test func otherRatesAndStereoAreConvertedFirst() async throws {
         let clip = PauseClips.clips["piper-16000"]!
         let (samples, _) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: clip.path))
         let folder = try temporaryFolder()
@@ -86,20 +86,20 @@ struct VADCommandTests {
         let stereo = folder.appendingPathComponent("stereo44k.wav")
         try WAVWriter.write(try Resampler.resample(samples, from: 16000, to: 44100).flatMap { [$0, $0] },
                             sampleRate: 44100, channels: 2, to: stereo)
-        let result = try ChorusProcess.run(["vad", stereo.path])
+        let result = try await ChorusProcess.running(["vad", stereo.path])
         #expect(result.status == 0, "\(result.standardError)")
         expectSentences(parseSegmentLines(result.standardOutput), clip: clip)
     }
 
-    @Test func emptyAudioHasNoSegments() throws {
+    @Test func emptyAudioHasNoSegments() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let empty = folder.appendingPathComponent("empty.wav")
         try WAVWriter.write([], sampleRate: 16000, to: empty)
-        let text = try ChorusProcess.run(["vad", empty.path])
+        let text = try await ChorusProcess.running(["vad", empty.path])
         #expect(text.status == 0)
         #expect(text.standardOutput == "")
-        let json = try ChorusProcess.run(["vad", empty.path, "--json"])
+        let json = try await ChorusProcess.running(["vad", empty.path, "--json"])
         #expect(json.standardOutput == "[]\n")
     }
 }
@@ -107,8 +107,8 @@ struct VADCommandTests {
 /// Misuse of `chorus vad`: a message naming the thing and what to do, a non-zero status, no crash.
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path), "chorus binary not built"))
 struct VADCommandErrorTests {
-    func expectFailure(_ arguments: [String], status: Int32 = 1, saying phrases: [String]) throws {
-        let result = try ChorusProcess.run(arguments)
+    func expectFailure(_ arguments: [String], status: Int32 = 1, saying phrases: [String]) async throws {
+        let result = try await ChorusProcess.running(arguments)
         #expect(!result.crashed, "\(arguments) crashed: \(result.standardError)")
         #expect(result.status == status, "\(arguments): \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
@@ -117,7 +117,7 @@ struct VADCommandErrorTests {
         }
     }
 
-    @Test func badFilesAndAMissingModelAreNamed() throws {
+    @Test func badFilesAndAMissingModelAreNamed() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clip = PauseClips.clips["piper-16000"]!.path
@@ -125,24 +125,24 @@ struct VADCommandErrorTests {
         try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(5000).write(to: truncated)
         let text = folder.appendingPathComponent("notes.wav")
         try Data("not audio at all".utf8).write(to: text)
-        try expectFailure(["vad", truncated.path], saying: ["\(truncated.path) is truncated", "Re-copy or re-record"])
-        try expectFailure(["vad", text.path], saying: ["\(text.path) is not a usable WAV file"])
-        try expectFailure(["vad", folder.appendingPathComponent("none.wav").path], saying: ["Cannot read", "none.wav"])
-        try expectFailure(["vad", clip, "--model", "/nonexistent/silero_vad.onnx"],
+        try await expectFailure(["vad", truncated.path], saying: ["\(truncated.path) is truncated", "Re-copy or re-record"])
+        try await expectFailure(["vad", text.path], saying: ["\(text.path) is not a usable WAV file"])
+        try await expectFailure(["vad", folder.appendingPathComponent("none.wav").path], saying: ["Cannot read", "none.wav"])
+        try await expectFailure(["vad", clip, "--model", "/nonexistent/silero_vad.onnx"],
                           saying: ["Silero VAD model not found at /nonexistent/silero_vad.onnx", "scripts/setup.sh"])
         // Another ONNX model where Silero should be.
         let encoder = ToneModels.folder + "/encoder_T80.onnx"
-        try expectFailure(["vad", clip, "--model", encoder],
+        try await expectFailure(["vad", clip, "--model", encoder],
                           saying: ["\(encoder) is not a Silero VAD model Chorus can run", "silero_vad.onnx"])
     }
 
-    @Test func unknownFlagsAndImpossibleSettingsAreRejected() throws {
+    @Test func unknownFlagsAndImpossibleSettingsAreRejected() async throws {
         let clip = PauseClips.clips["piper-16000"]!.path
-        try expectFailure(["vad", clip, "--bogus"], status: 64, saying: ["Unknown option '--bogus'", "Usage: chorus vad"])
-        try expectFailure(["vad", clip, "--threshold", "1.5"], status: 64,
+        try await expectFailure(["vad", clip, "--bogus"], status: 64, saying: ["Unknown option '--bogus'", "Usage: chorus vad"])
+        try await expectFailure(["vad", clip, "--threshold", "1.5"], status: 64,
                           saying: ["--threshold 1.5 is invalid", "between 0 and 1", "Usage: chorus vad"])
-        try expectFailure(["vad", clip, "--min-silence-ms=-5"], status: 64,
+        try await expectFailure(["vad", clip, "--min-silence-ms=-5"], status: 64,
                           saying: ["--min-silence-ms -5 is invalid: durations cannot be negative"])
-        try expectFailure(["vad"], status: 64, saying: ["Missing expected argument '<file>'"])
+        try await expectFailure(["vad"], status: 64, saying: ["Missing expected argument '<file>'"])
     }
 }
