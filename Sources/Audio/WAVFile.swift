@@ -54,6 +54,10 @@ public struct WAVFile: Sendable, Equatable {
 
     /// Reads and decodes the WAV file at `url`.
     public static func read(contentsOf url: URL) throws -> WAVFile {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)

@@ -18,7 +18,7 @@ struct VADCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The WAV file to analyse.")
+    @Argument(help: "The WAV file to analyse; - reads one from standard input.")
     var file: String
 
     @Flag(help: "Print the segments as JSON.")
@@ -59,7 +59,7 @@ struct VADCommand: AsyncParsableCommand {
 
     func run() async throws {
         let segmenter = self.segmenter
-        let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file))
+        let (samples, rate) = try readAudio()
         let vadRate = rate == 8000 ? 8000 : 16000
         let audio = rate == vadRate || samples.isEmpty ? samples : try Resampler.resample(samples, from: rate, to: vadRate)
         var vad = try SileroVAD(modelPath: model, sampleRate: vadRate)
@@ -75,6 +75,15 @@ struct VADCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(String(
             format: "%d segments in %.2f s of audio, analysed in %.3f s (%.0fx real time)\n",
             segments.count, seconds, elapsed, seconds / max(elapsed, 1e-9)).utf8))
+    }
+
+    /// The file's channels mixed to mono, and its rate; `-` is a WAV file on standard input.
+    private func readAudio() throws -> (samples: [Float], sampleRate: Int) {
+        guard file == "-" else { return try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file)) }
+        let bytes = FileHandle.standardInput.readDataToEndOfFile()
+        guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: "standard input") }
+        let wav = try WAVFile.decode(bytes, path: "standard input")
+        return (wav.mono, wav.sampleRate)
     }
 
     static func line(_ segment: SpeechSegment) -> String {

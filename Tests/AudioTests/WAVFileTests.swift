@@ -81,6 +81,13 @@ struct WAVBytes {
         #expect(error.description == "Cannot read /nonexistent-chorus/clip.wav: no such file or folder. Check the path and its permissions.")
     }
 
+    @Test func aFolderIsNamedAsOne() throws {
+        let error = try #require(throws: AudioFileError.self) {
+            try WAVFile.readMono(contentsOf: FileManager.default.temporaryDirectory)
+        }
+        #expect(error.description.contains(": it is a folder, not a file. Check the path"))
+    }
+
     @Test func decodesEveryIntegerWidthToTheSameValues() throws {
         // 0.5 and -0.25 are exact in every width.
         let cases: [(bits: Int, bytes: [UInt8])] = [

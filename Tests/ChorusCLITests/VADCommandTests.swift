@@ -91,6 +91,14 @@ struct VADCommandTests {
         expectSentences(parseSegmentLines(result.standardOutput), clip: clip)
     }
 
+    @Test func readsAWAVFromStandardInput() async throws {
+        let clip = PauseClips.clips["piper-16000"]!
+        let file = try await ChorusProcess.running(["vad", clip.path])
+        let piped = try await ChorusProcess.running(["vad", "-"], input: try Data(contentsOf: URL(fileURLWithPath: clip.path)))
+        #expect(piped.status == 0, "\(piped.standardError)")
+        #expect(piped.standardOutput == file.standardOutput)
+    }
+
     @Test func emptyAudioHasNoSegments() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -107,8 +115,8 @@ struct VADCommandTests {
 /// Misuse of `chorus vad`: a message naming the thing and what to do, a non-zero status, no crash.
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path), "chorus binary not built"))
 struct VADCommandErrorTests {
-    func expectFailure(_ arguments: [String], status: Int32 = 1, saying phrases: [String]) async throws {
-        let result = try await ChorusProcess.running(arguments)
+    func expectFailure(_ arguments: [String], input: Data? = nil, status: Int32 = 1, saying phrases: [String]) async throws {
+        let result = try await ChorusProcess.running(arguments, input: input)
         #expect(!result.crashed, "\(arguments) crashed: \(result.standardError)")
         #expect(result.status == status, "\(arguments): \(result.standardError)")
         #expect(result.standardOutput.isEmpty)
@@ -127,7 +135,10 @@ struct VADCommandErrorTests {
         try Data("not audio at all".utf8).write(to: text)
         try await expectFailure(["vad", truncated.path], saying: ["\(truncated.path) is truncated", "Re-copy or re-record"])
         try await expectFailure(["vad", text.path], saying: ["\(text.path) is not a usable WAV file"])
-        try await expectFailure(["vad", folder.appendingPathComponent("none.wav").path], saying: ["Cannot read", "none.wav"])
+        try await expectFailure(["vad", folder.appendingPathComponent("none.wav").path],
+                                saying: ["Cannot read \(folder.path)/none.wav: no such file or folder"])
+        try await expectFailure(["vad", folder.path], saying: ["Cannot read \(folder.path): it is a folder, not a file"])
+        try await expectFailure(["vad", "-"], input: Data(), saying: ["No audio arrived on standard input"])
         try await expectFailure(["vad", clip, "--model", "/nonexistent/silero_vad.onnx"],
                           saying: ["Silero VAD model not found at /nonexistent/silero_vad.onnx", "scripts/setup.sh"])
         // Another ONNX model where Silero should be.
