@@ -47,7 +47,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     @Flag(help: "Do not use Silero VAD for cut points and pauses even when it is installed.")
     var noVad = false
 
-    @Flag(help: "Print JSON: {\"text\", \"pronunciation\"}, or with --live one object per update.")
+    @Flag(help: "Print JSON: {\"text\", \"tokens\", \"pronunciation\"}, or with --live one object per update.")
     var json = false
 
     @Option(help: "Threads inside each model operator (default: the runtime's choice, one per core).")
@@ -122,7 +122,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             }
         }
         if json {
-            print(Self.json(["text": result.text, "pronunciation": result.pronunciation]))
+            print(Self.json(["text": result.text, "tokens": result.tokens, "pronunciation": result.pronunciation]))
         } else {
             print(result.text)
             if let pronunciation = result.pronunciation { print("pronunciation: \(pronunciation)") }
@@ -164,8 +164,8 @@ struct TranscribeCommand: AsyncParsableCommand {
             } else {
                 SpeakCommand.status("… \(text)\n")
             }
-        case .final(let text, _):
-            Self.line(json ? Self.json(["type": "final", "text": text]) : text)
+        case .final(let text, let tokens):
+            Self.line(json ? Self.json(["type": "final", "text": text, "tokens": tokens]) : text)
         }
     }
 
@@ -174,7 +174,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    static func json(_ fields: [String: String?]) -> String {
+    static func json(_ fields: [String: (any Sendable)?]) -> String {
         let object = fields.compactMapValues { $0 }
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -12,6 +12,7 @@ enum ToneModels {
 
     struct Golden: Decodable {
         var text: String
+        var token_ids: [Int]
         var pronunciation: String
     }
 
@@ -53,8 +54,10 @@ struct TranscribeCommandTests {
 
         let json = try await ChorusProcess.running(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--json"])
         #expect(json.status == 0)
-        let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: String]
-        #expect(object == ["text": transcript, "pronunciation": ToneModels.golden.pronunciation])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["text"] as? String == transcript)
+        #expect(object["tokens"] as? [Int] == ToneModels.golden.token_ids)
+        #expect(object["pronunciation"] as? String == ToneModels.golden.pronunciation)
     }
 
     /// 44.1 kHz is resampled to 16 kHz, stereo (float WAV) mixed to mono: the same transcript.
@@ -82,8 +85,9 @@ struct TranscribeCommandTests {
         try WAVWriter.write([[Float]](repeating: clip, count: 9).flatMap { $0 }, sampleRate: 16000, to: long)
         let result = try await ChorusProcess.running(["transcribe", long.path, "--model", ToneModels.folder, "--no-vad", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
-        #expect(object?["text"] == [String](repeating: transcript, count: 9).joined(separator: " "))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["text"] as? String == [String](repeating: transcript, count: 9).joined(separator: " "))
+        #expect(object["tokens"] as? [Int] == [[Int]](repeating: ToneModels.golden.token_ids, count: 9).flatMap { $0 })
     }
 
     @Test func readsAWAVOrRawPCMFromStandardInput() async throws {
@@ -107,10 +111,13 @@ struct TranscribeCommandTests {
                                          input: wav)
         #expect(json.status == 0)
         let lines = json.standardOutput.split(separator: "\n").map {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(lines.last == ["type": "final", "text": transcript])
-        #expect(lines.dropLast().allSatisfy { $0?["type"] == "partial" })
+        let final = try #require(lines.last ?? nil)
+        #expect(final["type"] as? String == "final")
+        #expect(final["text"] as? String == transcript)
+        #expect(final["tokens"] as? [Int] == ToneModels.golden.token_ids)
+        #expect(lines.dropLast().allSatisfy { $0?["type"] as? String == "partial" })
     }
 
     @Test func liveAtAnotherRateIsResampled() async throws {
@@ -139,7 +146,7 @@ struct TranscribeCommandTests {
         try WAVWriter.write([], sampleRate: 16000, to: empty)
         let result = try await ChorusProcess.running(["transcribe", empty.path, "--model", ToneModels.folder, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput == #"{"pronunciation":"","text":""}"# + "\n")
+        #expect(result.standardOutput == #"{"pronunciation":"","text":"","tokens":[]}"# + "\n")
         #expect(result.standardError.contains("empty.wav holds no audio"))
     }
 }
