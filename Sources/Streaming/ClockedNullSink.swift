@@ -58,12 +58,12 @@ public final class ClockedNullSink<C: Clock>: AudioSink where C.Duration == Dura
     }
 
     public func play() async throws {
-        let started: Bool = queue.withLock { queue in
-            guard queue.consumer == nil, let stream = queue.stream, let format = queue.format else { return false }
+        queue.withLock { queue in
+            guard queue.consumer == nil, let stream = queue.stream, let format = queue.format else { return }
+            // Recorded before the consumer exists, so no `.played` can be reported ahead of it.
+            reportState.withLock { $0.events.append(.playStarted) }
             queue.consumer = Task { [self] in await consume(stream, format: format) }
-            return true
         }
-        if started { reportState.withLock { $0.events.append(.playStarted) } }
     }
 
     public func finish() async throws {
