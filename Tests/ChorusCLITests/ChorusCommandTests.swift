@@ -61,45 +61,45 @@ func temporaryFolder() throws -> URL {
 
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path), "chorus binary not built"))
 struct ChorusCommandTests {
-    @Test func helpListsTheCommands() throws {
-        let result = try ChorusProcess.run(["--help"])
+    @Test func helpListsTheCommands() async throws {
+        let result = try await ChorusProcess.running(["--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("speak"))
         #expect(result.standardOutput.contains("voices"))
     }
 
-    @Test func emptyTextFailsClearly() throws {
+    @Test func emptyTextFailsClearly() async throws {
         let folder = try temporaryFolder()
-        let result = try ChorusProcess.run(["speak", "   ", "-o", folder.appendingPathComponent("x.wav").path])
+        let result = try await ChorusProcess.running(["speak", "   ", "-o", folder.appendingPathComponent("x.wav").path])
         #expect(result.status != 0)
         #expect(result.standardError.contains("The text is empty"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
-    @Test func unknownEngineIsRejectedWithTheChoices() throws {
-        let result = try ChorusProcess.run(["speak", "hi", "--engine", "nope", "-o", "/tmp/x.wav"])
+    @Test func unknownEngineIsRejectedWithTheChoices() async throws {
+        let result = try await ChorusProcess.running(["speak", "hi", "--engine", "nope", "-o", "/tmp/x.wav"])
         #expect(result.status != 0)
         #expect(result.standardError.contains("kokoro"))
         #expect(result.standardError.contains("piper"))
     }
 
-    @Test func unwritableOutputFailsBeforeSynthesis() throws {
-        let result = try ChorusProcess.run(["speak", "hi", "-o", "/nonexistent-folder/x.wav"])
+    @Test func unwritableOutputFailsBeforeSynthesis() async throws {
+        let result = try await ChorusProcess.running(["speak", "hi", "-o", "/nonexistent-folder/x.wav"])
         #expect(result.status != 0)
         #expect(result.standardError.contains("/nonexistent-folder does not exist"))
     }
 
-    @Test func invalidUTF8OnStandardInputIsNamed() throws {
+    @Test func invalidUTF8OnStandardInputIsNamed() async throws {
         let bytes = Data("Hello ".utf8) + Data([0xFF, 0xFE]) + Data(" world".utf8)
-        let result = try ChorusProcess.run(["speak", "-", "-o", "/tmp/chorus-never.wav"], input: bytes)
+        let result = try await ChorusProcess.running(["speak", "-", "-o", "/tmp/chorus-never.wav"], input: bytes)
         #expect(result.status != 0)
         #expect(result.standardError.contains("not valid UTF-8"))
         #expect(result.standardError.contains("offset 6"))
     }
 
-    @Test func missingModelSaysHowToInstallIt() throws {
+    @Test func missingModelSaysHowToInstallIt() async throws {
         let folder = try temporaryFolder()
-        let result = try ChorusProcess.run(["speak", "hi", "-o", folder.appendingPathComponent("x.wav").path],
+        let result = try await ChorusProcess.running(["speak", "hi", "-o", folder.appendingPathComponent("x.wav").path],
                                            environment: ["CHORUS_MODELS": folder.appendingPathComponent("none").path])
         #expect(result.status != 0)
         #expect(result.standardError.contains("kokoro-v1.0.int8.onnx"))
@@ -107,17 +107,17 @@ struct ChorusCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
-    @Test func languageIsRefusedForPiperAndAMissingCustomModelIsNamed() throws {
-        let language = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--language", "fr", "-o", "/tmp/x.wav"])
+    @Test func languageIsRefusedForPiperAndAMissingCustomModelIsNamed() async throws {
+        let language = try await ChorusProcess.running(["speak", "hi", "--engine", "piper", "--language", "fr", "-o", "/tmp/x.wav"])
         #expect(language.status != 0)
         #expect(language.standardError.contains("--language applies to Kokoro"))
-        let model = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--model", "/nope/voice.onnx", "-o", "/tmp/x.wav"])
+        let model = try await ChorusProcess.running(["speak", "hi", "--engine", "piper", "--model", "/nope/voice.onnx", "-o", "/tmp/x.wav"])
         #expect(model.status != 0)
         #expect(model.standardError.contains("/nope/voice.onnx not found"))
     }
 
-    @Test func outOfRangeSpeedIsRejected() throws {
-        let result = try ChorusProcess.run(["speak", "hi", "--speed", "5", "-o", "/tmp/x.wav"])
+    @Test func outOfRangeSpeedIsRejected() async throws {
+        let result = try await ChorusProcess.running(["speak", "hi", "--speed", "5", "-o", "/tmp/x.wav"])
         #expect(result.status != 0)
         #expect(result.standardError.contains("--speed must be between 0.5 and 2"))
     }
@@ -133,10 +133,10 @@ let piperInstalled: Bool = {
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path) && piperInstalled,
                 "chorus binary or Piper model missing; run scripts/setup.sh"))
 struct ChorusSpeakTests {
-    @Test func speaksFromStandardInputIntoAWAVAndLeavesNoPartialFile() throws {
+    @Test func speaksFromStandardInputIntoAWAVAndLeavesNoPartialFile() async throws {
         let folder = try temporaryFolder()
         let output = folder.appendingPathComponent("hello.wav")
-        let result = try ChorusProcess.run(["speak", "--engine", "piper", "-o", output.path], input: Data("Hello there.".utf8))
+        let result = try await ChorusProcess.running(["speak", "--engine", "piper", "-o", output.path], input: Data("Hello there.".utf8))
         #expect(result.status == 0, "\(result.standardError)")
         let data = try Data(contentsOf: output)
         #expect(data.count > 44 + 22_050)  // over half a second of 16-bit audio
@@ -145,39 +145,39 @@ struct ChorusSpeakTests {
     }
 
     @Test(arguments: [false, true])
-    func speakingTwiceToTheSameFileReplacesIt(streaming: Bool) throws {
+    func speakingTwiceToTheSameFileReplacesIt(streaming: Bool) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("again.wav")
         let flags = streaming ? ["--stream"] : []
         for text in ["First.", "A second and longer sentence."] {
-            let result = try ChorusProcess.run(["speak", "--engine", "piper", "-o", output.path] + flags + [text])
+            let result = try await ChorusProcess.running(["speak", "--engine", "piper", "-o", output.path] + flags + [text])
             #expect(result.status == 0, "\(result.standardError)")
         }
         let second = try Data(contentsOf: output)
-        let first = try ChorusProcess.run(["speak", "--engine", "piper", "-o", folder.appendingPathComponent("first.wav").path, "First."])
+        let first = try await ChorusProcess.running(["speak", "--engine", "piper", "-o", folder.appendingPathComponent("first.wav").path, "First."])
         #expect(first.status == 0)
         #expect(second.count > (try Data(contentsOf: folder.appendingPathComponent("first.wav"))).count)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["again.wav", "first.wav"])
     }
 
-    @Test func unknownVoiceListsTheAvailableOnes() throws {
+    @Test func unknownVoiceListsTheAvailableOnes() async throws {
         let folder = try temporaryFolder()
-        let result = try ChorusProcess.run(["speak", "hi", "--engine", "piper", "--voice", "nobody",
+        let result = try await ChorusProcess.running(["speak", "hi", "--engine", "piper", "--voice", "nobody",
                                             "-o", folder.appendingPathComponent("x.wav").path])
         #expect(result.status != 0)
         #expect(result.standardError.contains("Unknown voice 'nobody'"))
         #expect(result.standardError.contains("en_US-joe-medium"))
     }
 
-    @Test func voicesListsBothEngines() throws {
-        let result = try ChorusProcess.run(["voices", "--json"])
+    @Test func voicesListsBothEngines() async throws {
+        let result = try await ChorusProcess.running(["voices", "--json"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("\"engine\" : \"piper\""))
     }
 
-    @Test func voicesTableHasAHeaderAndNoTrailingBlanks() throws {
-        let result = try ChorusProcess.run(["voices", "--engine", "piper"])
+    @Test func voicesTableHasAHeaderAndNoTrailingBlanks() async throws {
+        let result = try await ChorusProcess.running(["voices", "--engine", "piper"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.first?.hasPrefix("ENGINE") == true)
