@@ -48,7 +48,8 @@ public struct NeMoFilterbank: FeatureExtractor {
                 let deviation = Double(mel[row, column]) - mean
                 squares += deviation * deviation
             }
-            let deviation = (valid > 1 ? (squares / Double(valid - 1)).squareRoot() : .nan) + 1e-5
+            // One valid frame: NeMo turns the NaN of the n - 1 division into a deviation of 0.
+            let deviation = (valid > 1 ? (squares / Double(valid - 1)).squareRoot() : 0) + 1e-5
             for row in 0..<mel.rows {
                 mel[row, column] = row < valid ? Float((Double(mel[row, column]) - mean) / deviation) : 0
             }
