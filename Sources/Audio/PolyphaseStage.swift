@@ -95,11 +95,32 @@ struct PolyphaseStage: Sendable {
         filter.coefficients.withUnsafeBufferPointer { bank in
             let bank = bank.baseAddress!
             if filter.exact {
-                for k in 0..<count {
-                    out[k] = Self.dot(input + index, bank + phase * taps, taps)
-                    index += step
-                    phase += phaseStep
-                    if phase >= up { phase -= up; index += 1 }
+                // Four outputs at a time share one transpose for their sums; the rest go one by one with the
+                // same arithmetic, so grouping (and so chunking) never changes bits.
+                var k = 0
+                var windows: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+                var rows: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+                func next() -> (UnsafePointer<Float>, UnsafePointer<Float>) {
+                    defer {
+                        index += step
+                        phase += phaseStep
+                        if phase >= up { phase -= up; index += 1 }
+                    }
+                    return (input + index, bank + phase * taps)
+                }
+                while k + 4 <= count {
+                    (windows.0, rows.0) = next()
+                    (windows.1, rows.1) = next()
+                    (windows.2, rows.2) = next()
+                    (windows.3, rows.3) = next()
+                    let sums = Self.dot4(windows, rows, taps)
+                    UnsafeMutableRawPointer(out + k).storeBytes(of: sums, as: SIMD4<Float>.self)
+                    k += 4
+                }
+                while k < count {
+                    let (window, row) = next()
+                    out[k] = Self.dot(window, row, taps)
+                    k += 1
                 }
             } else {
                 for k in 0..<count {
@@ -117,29 +138,54 @@ struct PolyphaseStage: Sendable {
         }
     }
 
-    /// Dot product of `count` (a multiple of 8) values in a fixed order, independent of where the window
-    /// starts, so chunking never changes bits. Four `SIMD4` sums (the register width of SSE and NEON) keep
-    /// the additions independent; the lanes are added as a tree.
+    @inline(__always)
+    private static func product(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ offset: Int) -> SIMD4<Float> {
+        UnsafeRawPointer(a + offset).loadUnaligned(as: SIMD4<Float>.self)
+            * UnsafeRawPointer(b + offset).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    /// Dot product of `count` (a multiple of 4) values in a fixed order, independent of where the window
+    /// starts, so chunking never changes bits: one `SIMD4` sum (the register width of SSE and NEON) over the
+    /// runs of 4 in order, then its lanes as `(0 + 1) + (2 + 3)`.
     @inline(__always)
     static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
-        @inline(__always) func product(_ offset: Int) -> SIMD4<Float> {
-            UnsafeRawPointer(a + offset).loadUnaligned(as: SIMD4<Float>.self)
-                * UnsafeRawPointer(b + offset).loadUnaligned(as: SIMD4<Float>.self)
-        }
-        var acc0 = SIMD4<Float>(), acc1 = SIMD4<Float>(), acc2 = SIMD4<Float>(), acc3 = SIMD4<Float>()
+        var sum = SIMD4<Float>()
         var i = 0
-        while i + 16 <= count {
-            acc0 += product(i)
-            acc1 += product(i + 4)
-            acc2 += product(i + 8)
-            acc3 += product(i + 12)
-            i += 16
+        while i < count {
+            sum += product(a, b, i)
+            i += 4
         }
-        if i < count {
-            acc0 += product(i)
-            acc1 += product(i + 4)
+        return (sum[0] + sum[1]) + (sum[2] + sum[3])
+    }
+
+    /// Four `dot`s at once, bit for bit: the four sums run side by side (independent chains) and one
+    /// transpose adds the lanes of all four.
+    @inline(__always)
+    static func dot4(
+        _ a: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
+        _ b: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>),
+        _ count: Int
+    ) -> SIMD4<Float> {
+        var s0 = SIMD4<Float>(), s1 = SIMD4<Float>(), s2 = SIMD4<Float>(), s3 = SIMD4<Float>()
+        var i = 0
+        while i < count {
+            s0 += product(a.0, b.0, i)
+            s1 += product(a.1, b.1, i)
+            s2 += product(a.2, b.2, i)
+            s3 += product(a.3, b.3, i)
+            i += 4
         }
-        let sum = (acc0 + acc1) + (acc2 + acc3)
-        return (sum[0] + sum[2]) + (sum[1] + sum[3])
+        // Lane k of `low` is s_k[0] + s_k[1], of `high` s_k[2] + s_k[3].
+        var lane0 = SIMD4<Float>(), lane1 = SIMD4<Float>(), lane2 = SIMD4<Float>(), lane3 = SIMD4<Float>()
+        (lane0.evenHalf, lane0.oddHalf) = (s0.lowHalf, s1.lowHalf)
+        (lane1.evenHalf, lane1.oddHalf) = (s2.lowHalf, s3.lowHalf)
+        (lane2.evenHalf, lane2.oddHalf) = (s0.highHalf, s1.highHalf)
+        (lane3.evenHalf, lane3.oddHalf) = (s2.highHalf, s3.highHalf)
+        // lane0 = (s0[0], s1[0], s0[1], s1[1]), lane1 = (s2[0], s3[0], s2[1], s3[1]), lane2/3 the same for 2, 3.
+        let first = SIMD4(lowHalf: lane0.lowHalf, highHalf: lane1.lowHalf)   // s0[0], s1[0], s2[0], s3[0]
+        let second = SIMD4(lowHalf: lane0.highHalf, highHalf: lane1.highHalf)  // s0[1], s1[1], s2[1], s3[1]
+        let third = SIMD4(lowHalf: lane2.lowHalf, highHalf: lane3.lowHalf)
+        let fourth = SIMD4(lowHalf: lane2.highHalf, highHalf: lane3.highHalf)
+        return (first + second) + (third + fourth)
     }
 }
