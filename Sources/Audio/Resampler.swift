@@ -17,7 +17,8 @@ public enum Resampler {
 /// rates: the sharp low-pass runs at `F` by FFT overlap-save (`SharpFilterStage`, halving or doubling the
 /// rate), and a short polyphase filter (`PolyphaseStage`) converts between `F` and the other rate; its
 /// transition band is wide because whatever it lets fold back lands where the sharp stage removes it.
-/// Each output depends only on absolute input positions, so feeding the input in chunks gives bit-for-bit the
+/// When the input rate is exactly three times the output rate (48 kHz to 16 kHz) the sharp stage divides by
+/// three on its own and there is no polyphase stage. Each output depends only on absolute input positions, so feeding the input in chunks gives bit-for-bit the
 /// result of feeding it at once; `finish` flushes the filters' tails. The output is aligned with the input:
 /// no delay is added.
 public struct StreamingResampler: Sendable {
@@ -31,6 +32,8 @@ public struct StreamingResampler: Sendable {
     private var polyphase: PolyphaseStage?
     private var sharp: SharpFilterStage?
     private let downsampling: Bool
+    /// The rate between the stages: the sharp stage's higher rate F.
+    private let rateF: Int
     private var inputCount = 0
     private var outputCount = 0
 
@@ -44,10 +47,11 @@ public struct StreamingResampler: Sendable {
         self.inputRate = inputRate
         self.outputRate = outputRate
         downsampling = outputRate < inputRate
-        guard inputRate != outputRate else { return }
         let lower = min(inputRate, outputRate)
-        let rateF = 2 * lower
-        sharp = SharpFilterStage(mode: downsampling ? .decimate : .interpolate)
+        let byThree = inputRate == 3 * outputRate
+        rateF = byThree ? inputRate : 2 * lower
+        guard inputRate != outputRate else { return }
+        sharp = SharpFilterStage(mode: byThree ? .decimateByThree : downsampling ? .decimate : .interpolate)
         let other = downsampling ? inputRate : outputRate
         if other != rateF {
             // Passes the lower band; stops from F - lower / 2, whose folds land above lower / 2.
@@ -62,7 +66,6 @@ public struct StreamingResampler: Sendable {
     /// input or for `finish()`.
     public var latency: Int {
         guard let sharp else { return 0 }
-        let rateF = 2 * min(inputRate, outputRate)
         let polyphaseLatency = polyphase?.latency ?? 0
         if downsampling {
             return polyphaseLatency + (sharp.latency * inputRate + rateF - 1) / rateF
@@ -97,7 +100,6 @@ public struct StreamingResampler: Sendable {
         defer { reset() }
         guard sharp != nil else { return [] }
         let total = (inputCount * outputRate + inputRate - 1) / inputRate
-        let rateF = 2 * min(inputRate, outputRate)
         // The middle signal runs on past the last output so that the second stage sees its true tail.
         let middleTotal = (inputCount * rateF + inputRate - 1) / inputRate + 64
         var tail: [Float]

@@ -5,27 +5,40 @@ import Foundation
 /// transform (one in the real part, one in the imaginary part: the filter is real, so they come back the same
 /// way), so its cost per sample grows with the log of its length, not with the length. The rate changes
 /// happen in the spectrum: halving folds bins `k` and `k + N/2` together before an inverse of half the size;
-/// doubling repeats a half-size spectrum (the spectrum of the input with zeros between its samples). Blocks sit
-/// at fixed positions in the stream, so chunking never changes bits.
+/// doubling repeats a half-size spectrum (the spectrum of the input with zeros between its samples).
+///
+/// It also divides the rate by three (stopband from `F / 6`), for rate pairs such as 48 kHz to 16 kHz: the
+/// block splits into its three phases `x[3n + r]`, each is transformed at a third of the size and multiplied by
+/// the spectrum of the matching phase of the filter, `h[3j - r]`, and one inverse of the sum gives the outputs
+/// at `F / 3` (a polyphase decimator whose branches are convolved in the spectrum). Blocks sit at fixed
+/// positions in the stream, so chunking never changes bits.
 struct SharpFilterStage: Sendable {
     enum Mode: Sendable {
         /// In at rate F, out at F / 2.
         case decimate
         /// In at rate F / 2, out at F.
         case interpolate
+        /// In at rate F, out at F / 3.
+        case decimateByThree
     }
 
     let mode: Mode
-    /// Transforms at F (`full`) and at F / 2 (`half`).
-    private let full: ConvolutionFFT
-    private let half: ConvolutionFFT
-    /// The filter reaches `reach` samples at F each side (even).
+    /// Points per block of the filter's transform at the higher rate F.
+    private let size: Int
+    /// The forward transform of the input side and the inverse of the output side: `size` and `size / 2` for
+    /// decimation, `size / 2` and `size` for interpolation, `size / 3` for both when dividing by three.
+    private let inputFFT: ConvolutionFFT
+    private let outputFFT: ConvolutionFFT
+    /// The filter reaches `reach` samples at F each side (even when interpolating, a multiple of 3 when
+    /// dividing by three).
     private let reach: Int
-    /// Samples at F per block: `full.size - 2 * reach` (even).
+    /// Samples at F per block: `size - 2 * reach` (even, or a multiple of 3 when dividing by three).
     private let block: Int
-    /// The filter's spectrum in the order of `ConvolutionFFT.forward`, with the scale of the inverse folded in,
-    /// as four runs of `size / 2`: the even slots' real and imaginary parts, then the odd slots'. Slots `2q` and
-    /// `2q + 1` hold bins `k` and `k + size/2`, which decimation sums and interpolation fills from one bin.
+    /// The filter's spectrum in the order of `ConvolutionFFT.forward`, with the scale of the inverse folded in.
+    /// Halving and doubling: four runs of `size / 2`, the even slots' real and imaginary parts, then the odd
+    /// slots'; slots `2q` and `2q + 1` hold bins `k` and `k + size/2`, which decimation sums and interpolation
+    /// fills from one bin. Dividing by three: the real and imaginary parts of the spectrum of each phase of the
+    /// filter, six runs of `size / 3`.
     private let response: [Float]
 
     /// The signal not yet used (for decimation at F, for interpolation at F / 2).
@@ -38,11 +51,13 @@ struct SharpFilterStage: Sendable {
     static let attenuation = 160.0
     init(mode: Mode) {
         self.mode = mode
-        // In cycles per sample at F: pass to 0.915 / 4, stop from 1 / 4.
-        let transition = 0.25 * (1 - Self.passbandEnd)
-        let cutoff = 0.25 - transition / 2
+        let factor = mode == .decimateByThree ? 3 : 2
+        // In cycles per sample at F: pass to 0.915 of the lower Nyquist frequency, stop from it.
+        let edge = 0.5 / Double(factor)
+        let transition = edge * (1 - Self.passbandEnd)
+        let cutoff = edge - transition / 2
         let length = (Self.attenuation - 7.95) / (14.36 * transition)
-        let reach = 2 * Int((length / 4).rounded(.up))
+        let reach = factor == 3 ? 3 * Int((length / 6).rounded(.up)) : 2 * Int((length / 4).rounded(.up))
         self.reach = reach
         // Each block wastes 2 reach of its transform. Measured on x86-64: 2048 points (6 reach) cost 30% less
         // per output than 1024 and about as little as 4096 or 8192. Decimation takes 4096 (3596 outputs per
@@ -50,10 +65,14 @@ struct SharpFilterStage: Sendable {
         // gathers on lines of the spectrum, and decimation folds the stopband, where such lines count as
         // aliasing; longer pairs spread them over more lines (16 kHz at 48 kHz to 24 kHz: a line at -147 dB
         // with 2048 points, below -159 dB with 4096). Interpolation folds nothing and keeps the latency low.
-        var size = 1024
-        while size < (mode == .decimate ? 12 : 6) * reach { size *= 2 }
-        full = ConvolutionFFT(size: size)
-        half = ConvolutionFFT(size: size / 2)
+        var size = factor == 3 ? 3 * 512 : 1024
+        while size < (mode == .interpolate ? 6 : 12) * reach { size *= 2 }
+        self.size = size
+        switch mode {
+        case .decimate: (inputFFT, outputFFT) = (ConvolutionFFT(size: size), ConvolutionFFT(size: size / 2))
+        case .interpolate: (inputFFT, outputFFT) = (ConvolutionFFT(size: size / 2), ConvolutionFFT(size: size))
+        case .decimateByThree: (inputFFT, outputFFT) = (ConvolutionFFT(size: size / 3), ConvolutionFFT(size: size / 3))
+        }
         block = size - 2 * reach
         let gain = mode == .interpolate ? 2.0 : 1.0
         let beta = 0.1102 * (Self.attenuation - 8.7)
@@ -67,19 +86,31 @@ struct SharpFilterStage: Sendable {
             let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
             impulse[tap] = gain * 2 * cutoff * sinc * window
         }
-        // Decimation folds two bins into one (a sum, halved) before an inverse of size / 2.
-        let (re, im) = full.spectrum(of: impulse, scale: 1 / Double(size))
-        let even = Swift.stride(from: 0, to: size, by: 2), odd = Swift.stride(from: 1, to: size, by: 2)
-        response = even.map { re[$0] } + even.map { im[$0] } + odd.map { re[$0] } + odd.map { im[$0] }
+        if mode == .decimateByThree {
+            // Output m is sum over r of (h[3j - r] * x[3n + r]) at j + n = m: phase r of the filter meets phase r
+            // of the block, circularly at size / 3.
+            let third = size / 3
+            let fft = inputFFT
+            response = (0..<3).flatMap { r -> [Float] in
+                let phase = (0..<third).map { j in 3 * j - r >= 0 ? impulse[3 * j - r] : 0 }
+                let (re, im) = fft.spectrum(of: phase, scale: 1 / Double(third))
+                return re.map { Float($0) } + im.map { Float($0) }
+            }
+        } else {
+            // Decimation folds two bins into one (a sum, halved) before an inverse of size / 2.
+            let (re, im) = ConvolutionFFT(size: size).spectrum(of: impulse, scale: 1 / Double(size))
+            let even = Swift.stride(from: 0, to: size, by: 2), odd = Swift.stride(from: 1, to: size, by: 2)
+            response = even.map { re[$0] } + even.map { im[$0] } + odd.map { re[$0] } + odd.map { im[$0] }
+        }
         reset()
     }
 
     /// Input samples (at the input rate) the outputs lag behind at most.
-    var latency: Int { mode == .decimate ? 2 * block + reach : block + reach / 2 }
+    var latency: Int { mode == .interpolate ? block + reach / 2 : 2 * block + reach }
 
     mutating func reset() {
         // Silence before the first input: `reach` samples at F, `reach / 2` at F / 2.
-        buffer = [Float](repeating: 0, count: mode == .decimate ? reach : reach / 2)
+        buffer = [Float](repeating: 0, count: mode == .interpolate ? reach / 2 : reach)
         emitted = 0
     }
 
@@ -98,7 +129,7 @@ struct SharpFilterStage: Sendable {
         let perPair = outputsPerPair
         let joined = min(ready, (kept + stride - 1) / stride)
         let output = [Float](unsafeUninitializedCapacity: max(ready * perPair, minimumCapacity)) { out, initialized in
-            var work = [Float](repeating: 0, count: 2 * full.size)
+            var work = [Float](repeating: 0, count: 2 * size)
             work.withUnsafeMutableBufferPointer { work in
                 if joined > 0 {
                     let head = buffer + samples.prefix(max(0, (joined - 1) * stride + span - kept))
@@ -134,19 +165,25 @@ struct SharpFilterStage: Sendable {
     }
 
     /// Inputs a pair of blocks reads, and inputs from one pair to the next.
-    private var span: Int { mode == .decimate ? full.size + block : (full.size + block) / 2 }
-    private var stride: Int { mode == .decimate ? 2 * block : block }
-    /// Decimation keeps block / 2 outputs per block; interpolation makes `block` per block.
-    private var outputsPerPair: Int { mode == .decimate ? block : 2 * block }
+    private var span: Int { mode == .interpolate ? (size + block) / 2 : size + block }
+    private var stride: Int { mode == .interpolate ? block : 2 * block }
+    /// Decimation keeps block / 2 (or block / 3) outputs per block; interpolation makes `block` per block.
+    private var outputsPerPair: Int {
+        switch mode {
+        case .decimate: block
+        case .interpolate: 2 * block
+        case .decimateByThree: 2 * block / 3
+        }
+    }
 
     /// Filters `count` pairs of blocks, the first starting at `input`, pairs `stride` apart; `work` holds
-    /// `2 * full.size` values.
+    /// `2 * size` values.
     private func filterPairs(
         _ input: UnsafePointer<Float>, count: Int, into output: UnsafeMutablePointer<Float>,
         work: UnsafeMutablePointer<Float>
     ) {
-        let (full, half, block, reach, stride, perPair) = (full, half, block, reach, stride, outputsPerPair)
-        let size = full.size
+        let (inputFFT, outputFFT, block, reach, stride, perPair) = (inputFFT, outputFFT, block, reach, stride, outputsPerPair)
+        let size = size
         let zr = work, zi = work + size
         response.withUnsafeBufferPointer { response in
             let h = response.baseAddress!
@@ -155,23 +192,41 @@ struct SharpFilterStage: Sendable {
                 // part; the filter is real, so they come back the same way.
                 let first = input + pair * stride
                 let target = output + pair * perPair
-                if mode == .decimate {
+                switch mode {
+                case .decimate:
                     zr.update(from: first, count: size)
                     zi.update(from: first + block, count: size)
-                    full.forward(zr, zi)
+                    inputFFT.forward(zr, zi)
                     Self.multiplyAndFold(zr, zi, h, count: size)
-                    half.inverse(zr, zi)
+                    outputFFT.inverse(zr, zi)
                     // The valid part [2 reach, size) at F is [reach, size / 2) at F / 2.
                     target.update(from: zr + reach, count: block / 2)
                     (target + block / 2).update(from: zi + reach, count: block / 2)
-                } else {
+                case .interpolate:
                     zr.update(from: first, count: size / 2)
                     zi.update(from: first + block / 2, count: size / 2)
-                    half.forward(zr, zi)
+                    inputFFT.forward(zr, zi)
                     Self.repeatAndMultiply(zr, zi, h, count: size)
-                    full.inverse(zr, zi)
+                    outputFFT.inverse(zr, zi)
                     target.update(from: zr + 2 * reach, count: block)
                     (target + block).update(from: zi + 2 * reach, count: block)
+                case .decimateByThree:
+                    // Phase r of each block in its own third of `work`: real part from the first block,
+                    // imaginary part from the second.
+                    let third = size / 3
+                    for r in 0..<3 {
+                        let (pr, pi) = (work + 2 * r * third, work + (2 * r + 1) * third)
+                        for n in 0..<third {
+                            pr[n] = first[3 * n + r]
+                            pi[n] = first[block + 3 * n + r]
+                        }
+                        inputFFT.forward(pr, pi)
+                    }
+                    Self.multiplyPhases(work, h, count: third)
+                    outputFFT.inverse(work, work + third)
+                    // The valid part [2 reach, size) at F is [2 reach / 3, size / 3) at F / 3.
+                    target.update(from: work + 2 * reach / 3, count: block / 3)
+                    (target + block / 3).update(from: work + third + 2 * reach / 3, count: block / 3)
                 }
             }
         }
@@ -185,6 +240,24 @@ struct SharpFilterStage: Sendable {
     @inline(__always)
     private static func load8(_ pointer: UnsafePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(pointer).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    /// The sum over the three phases of `x_r h_r`, each of `count` slots (phase r's real part at `2r count`, its
+    /// imaginary part at `(2r + 1) count`, in `z` and in `h`), written over phase 0.
+    private static func multiplyPhases(_ z: UnsafeMutablePointer<Float>, _ h: UnsafePointer<Float>, count: Int) {
+        var q = 0
+        while q < count {
+            var re = SIMD4<Float>(), im = SIMD4<Float>()
+            for r in 0..<3 {
+                let (xr, xi) = (load4(z + 2 * r * count + q), load4(z + (2 * r + 1) * count + q))
+                let (hr, hi) = (load4(h + 2 * r * count + q), load4(h + (2 * r + 1) * count + q))
+                re += xr * hr - xi * hi
+                im += xr * hi + xi * hr
+            }
+            UnsafeMutableRawPointer(z + q).storeBytes(of: re, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(z + count + q).storeBytes(of: im, as: SIMD4<Float>.self)
+            q += 4
+        }
     }
 
     /// `z = z h`, then slots `2q` and `2q + 1` (bins k and k + N/2) summed into slot `q`: the spectrum of every

@@ -78,6 +78,28 @@ func amplitude(of frequency: Double, in signal: [Float], rate: Int) -> Double {
         #expect(20 * log10(alias / 0.5) < -110)
     }
 
+    /// 48 kHz to 16 kHz runs the sharp stage's divide-by-three path alone (no polyphase stage).
+    @Test func dividingByThreeKeepsThePassbandAndRemovesTheStopband() throws {
+        let count = 48_000
+        let passband = [500.0, 3_000.0, 7_000.0]
+        let stopband = [8_300.0, 11_000.0, 19_000.0, 23_500.0]
+        var input = [Float](repeating: 0, count: count)
+        for (index, frequency) in (passband + stopband).enumerated() {
+            let tone = sine(frequency: frequency, rate: 48_000, count: count, amplitude: 0.1)
+            for n in 0..<count { input[n] += tone[n] * (index % 2 == 0 ? 1 : -1) }
+        }
+        let output = try Resampler.resample(input, from: 48_000, to: 16_000)
+        var expected = [Float](repeating: 0, count: output.count)
+        for (index, frequency) in passband.enumerated() {
+            let tone = sine(frequency: frequency, rate: 16_000, count: output.count, amplitude: 0.1)
+            for n in 0..<output.count { expected[n] += tone[n] * (index % 2 == 0 ? 1 : -1) }
+        }
+        let middle = (output.count / 4)..<(3 * output.count / 4)
+        let error = middle.map { abs(Double(output[$0]) - Double(expected[$0])) }.max()!
+        // The stopband tones fold to 7.7, 5, 3 and 7.5 kHz; they must be gone below -120 dB of their level.
+        #expect(20 * log10(error / 0.1) < -120, "\(error)")
+    }
+
     @Test func rejectsInvalidRates() {
         #expect(throws: AudioFileError.invalidSampleRate(0)) { try StreamingResampler(inputRate: 0, outputRate: 16_000) }
         #expect(throws: AudioFileError.invalidSampleRate(-1)) { try Resampler.resample([], from: 16_000, to: -1) }
