@@ -32,10 +32,19 @@ enum HiFTTransform {
         var planes = [Float](repeating: 0, count: hop * blocks)
         planes.withUnsafeMutableBufferPointer { planes in
             let count = signal.count
-            for index in 0..<(count + size) {
+            // The two blocks at each end reflect; the ones between copy four samples to the four planes.
+            let padded = count + size
+            for index in Array(0..<(size / 2)) + Array((padded - size / 2)..<padded) {
                 var source = index - size / 2
                 if source < 0 { source = -source } else if source >= count { source = 2 * (count - 1) - source }
                 planes[(index % hop) * blocks + index / hop] = signal[source]
+            }
+            for block in (size / 2 / hop)..<((padded - size / 2) / hop) {
+                let source = hop * block - size / 2
+                planes[block] = signal[source]
+                planes[blocks + block] = signal[source + 1]
+                planes[2 * blocks + block] = signal[source + 2]
+                planes[3 * blocks + block] = signal[source + 3]
             }
             let plane = UnsafeRawPointer(planes.baseAddress!)
             let out = UnsafeMutableRawPointer(spectrum.baseAddress!)
@@ -127,7 +136,7 @@ enum HiFTTransform {
                             p[lane] = phase[bin * frames + frame + lane]
                         }
                     }
-                    m = pointwiseMin(m, limit)
+                    m.replace(with: limit, where: m .> limit)
                     let (sine, cosine) = p.sineAndCosine()
                     return (m * cosine, m * sine)
                 }
@@ -177,7 +186,6 @@ enum HiFTTransform {
 
             // The summed squared window: the same in every position reached by four frames (one value
             // per plane), counted frame by frame only near the two ends.
-            let length = size + hop * (frames - 1)
             func envelope(_ position: Int) -> Float {
                 var sum: Float = 0
                 var first = max(0, (position - size) / hop)
@@ -189,14 +197,37 @@ enum HiFTTransform {
                 }
                 return sum
             }
-            let interior = (0..<hop).map { r in (0..<(size / hop)).reduce(Float(0)) { $0 + window[r + hop * $1] * window[r + hop * $1] } }
-            for index in 0..<audio.count {
+            func normalized(_ value: Float, _ sum: Float) -> Float {
+                min(max(sum > 1e-11 ? value / sum : value, -audioLimit), audioLimit)
+            }
+            // Positions are audio index + 8; the first and last 8 audio samples lie near the ends.
+            let edge = min(size / 2, audio.count)
+            for index in Array(0..<edge) + Array(max(edge, audio.count - size / 2)..<audio.count) {
                 let position = index + size / 2
-                let value = planes[(position % hop) * blocks + position / hop]
-                let inEdge = position < size || position >= length - size
-                let sum = inEdge ? envelope(position) : interior[position % hop]
-                let normalized = sum > 1e-11 ? value / sum : value
-                audio[index] = min(max(normalized, -audioLimit), audioLimit)
+                audio[index] = normalized(planes[(position % hop) * blocks + position / hop], envelope(position))
+            }
+            // Between them every position is reached by four frames: one sum per plane. Four samples
+            // (one per plane) at a time, divided and clipped on vector lanes.
+            var interior = SIMD4<Float>()
+            for r in 0..<hop {
+                for q in 0..<(size / hop) { interior[r] += window[r + hop * q] * window[r + hop * q] }
+            }
+            let clip = SIMD4<Float>(repeating: audioLimit)
+            let out = UnsafeMutableRawPointer(audio.baseAddress!)
+            var index = edge
+            while index + hop <= audio.count - size / 2 {
+                let block = (index + size / 2) / hop
+                var value = SIMD4(planes[block], planes[blocks + block], planes[2 * blocks + block], planes[3 * blocks + block])
+                value /= interior
+                value.replace(with: clip, where: value .> clip)
+                value.replace(with: -clip, where: value .< -clip)
+                out.storeBytes(of: value, toByteOffset: 4 * index, as: SIMD4<Float>.self)
+                index += hop
+            }
+            while index < audio.count - size / 2 {
+                let position = index + size / 2
+                audio[index] = normalized(planes[(position % hop) * blocks + position / hop], interior[position % hop])
+                index += 1
             }
         }
     }
