@@ -227,15 +227,35 @@ public struct FlowMatching: Sendable {
                                                       shape: velocity!.shape, expected: "[2, \(bins), \(frames)]")
             }
             try velocity!.withFloats { v in
-                // The guided velocity (see `guided`) and the Euler step in one pass.
-                for index in 0..<count {
-                    x[index] = x[index] + dt * (kept * v[index] - removed * v[count + index])
-                }
+                x.withUnsafeMutableBufferPointer { x in Self.eulerStep(x, velocity: v, dt: dt, kept: kept, removed: removed) }
             }
             t = t + dt
             if step < Self.steps { dt = schedule[step + 1] - t }
         }
         return MelSpectrogram(frames: frames, values: x).frames(promptFrames..<frames)
+    }
+
+    /// x += dt x (kept x v_conditional - removed x v_unconditional), eight values at a time: the guided
+    /// velocity (see `guided`) and the Euler step in one pass, with the same float32 operations in the
+    /// same order for every value.
+    static func eulerStep(_ x: UnsafeMutableBufferPointer<Float>, velocity v: UnsafeBufferPointer<Float>,
+                          dt: Float, kept: Float, removed: Float) {
+        let count = x.count
+        let state = UnsafeMutableRawPointer(x.baseAddress!)
+        let rows = UnsafeRawPointer(v.baseAddress!)
+        var index = 0
+        while index + 8 <= count {
+            let conditional = rows.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self)
+            let unconditional = rows.loadUnaligned(fromByteOffset: 4 * (count + index), as: SIMD8<Float>.self)
+            let old = state.loadUnaligned(fromByteOffset: 4 * index, as: SIMD8<Float>.self)
+            let new = old + dt * (kept * conditional - removed * unconditional)
+            state.storeBytes(of: new, toByteOffset: 4 * index, as: SIMD8<Float>.self)
+            index += 8
+        }
+        while index < count {
+            x[index] = x[index] + dt * (kept * v[index] - removed * v[count + index])
+            index += 1
+        }
     }
 
     /// `v / max(|v|, 1e-12)`, as `F.normalize`.
