@@ -92,48 +92,62 @@ struct TokenSampler {
 
     /// The `limit` largest logits' indices, largest first; equal logits keep index order.
     ///
-    /// Once `limit` are kept, 32 logits at a time are compared with the smallest kept (the sign bits of
-    /// floor - v, or-ed across lanes: integer operations stay in vector registers, where a lane
-    /// comparison would not), and only a group with one above it is looked at token by token.
+    /// The logits are read in groups of 32 whose maxima are found on vector lanes; the `limit`-th
+    /// largest group maximum is a bound no kept logit can be below (that many groups each hold a logit
+    /// at least that large), so only the few groups reaching it are looked at token by token.
     static func mostLikely(_ logits: UnsafeBufferPointer<Float>, limit: Int, into best: inout [Int]) {
         best.removeAll(keepingCapacity: true)
         guard limit > 0, let base = logits.baseAddress else { return }
-        var floor = -Float.infinity
-        func consider(_ candidate: Int) {
-            let value = logits[candidate]
-            if best.count == limit, !(value > floor) { return }
-            // After every kept index whose logit is >= value: the earlier index wins a tie.
-            var position = best.count
-            while position > 0, logits[best[position - 1]] < value { position -= 1 }
-            best.insert(candidate, at: position)
-            if best.count > limit { best.removeLast() }
-            if best.count == limit { floor = logits[best[limit - 1]] }
-        }
         let count = logits.count
-        var index = 0
-        while index < count, best.count < limit {
-            consider(index)
-            index += 1
-        }
-        let raw = UnsafeRawPointer(base)
-        while index + 32 <= count {
-            let f = SIMD8<Float>(repeating: floor)
-            func below(_ offset: Int) -> SIMD8<UInt32> {
-                unsafeBitCast(f - raw.loadUnaligned(fromByteOffset: 4 * (index + offset), as: SIMD8<Float>.self),
-                              to: SIMD8<UInt32>.self)
+        let group = 32
+        let groups = count / group
+        var bound = -Float.infinity
+        if groups > limit {
+            let raw = UnsafeRawPointer(base)
+            var maxima = [Float](repeating: 0, count: groups)
+            for index in 0..<groups {
+                var lanes = raw.loadUnaligned(fromByteOffset: 4 * group * index, as: SIMD8<Float>.self)
+                for offset in stride(from: 8, to: group, by: 8) {
+                    let next = raw.loadUnaligned(fromByteOffset: 4 * (group * index + offset), as: SIMD8<Float>.self)
+                    lanes.replace(with: next, where: next .> lanes)
+                }
+                let four = lanes.lowHalf.replacing(with: lanes.highHalf, where: lanes.highHalf .> lanes.lowHalf)
+                maxima[index] = max(max(four[0], four[1]), max(four[2], four[3]))
             }
-            let bits = below(0) | below(8) | below(16) | below(24)
-            let four = bits.lowHalf | bits.highHalf
-            // A NaN, or -0 against +0, can raise a false alarm, which only costs the exact check.
-            if (four[0] | four[1] | four[2] | four[3]) & 0x8000_0000 != 0 {
-                for candidate in index..<(index + 32) { consider(candidate) }
+            // The limit-th largest group maximum, by a partial selection of the `limit` largest.
+            var largest: [Float] = []
+            largest.reserveCapacity(limit + 1)
+            for value in maxima where largest.count < limit || value > largest[limit - 1] {
+                var position = largest.count
+                while position > 0, largest[position - 1] < value { position -= 1 }
+                largest.insert(value, at: position)
+                if largest.count > limit { largest.removeLast() }
             }
-            index += 32
+            bound = largest[limit - 1]
+            for index in 0..<groups where maxima[index] >= bound {
+                for candidate in (group * index)..<(group * (index + 1)) where logits[candidate] >= bound {
+                    insert(candidate, logits, limit: limit, into: &best)
+                }
+            }
+            for candidate in (group * groups)..<count where logits[candidate] >= bound {
+                insert(candidate, logits, limit: limit, into: &best)
+            }
         }
-        while index < count {
-            consider(index)
-            index += 1
+        if best.isEmpty {
+            // Few logits, or NaNs that left no usable bound: every one is looked at.
+            for candidate in 0..<count { insert(candidate, logits, limit: limit, into: &best) }
         }
+    }
+
+    /// Puts `candidate` into `best` (descending, at most `limit`) if it belongs there; candidates come
+    /// in index order, so it goes after every kept index with an equal or larger logit.
+    private static func insert(_ candidate: Int, _ logits: UnsafeBufferPointer<Float>, limit: Int, into best: inout [Int]) {
+        let value = logits[candidate]
+        if best.count == limit, !(value > logits[best[limit - 1]]) { return }
+        var position = best.count
+        while position > 0, logits[best[position - 1]] < value { position -= 1 }
+        best.insert(candidate, at: position)
+        if best.count > limit { best.removeLast() }
     }
 }
 
