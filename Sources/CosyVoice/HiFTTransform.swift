@@ -246,6 +246,7 @@ extension SIMD8 where Scalar == Float {
     /// Cephes `sinf`/`cosf`: x reduced by multiples of pi/2 (pi/2 split in three parts so the product
     /// is exact), minimax polynomials on [-pi/4, pi/4], and the quadrant choosing which is which and
     /// the signs. The libm pair per bin cost more than the vocoder's own Run on small models.
+    @inline(__always)
     func sineAndCosine() -> (sine: SIMD8<Float>, cosine: SIMD8<Float>) {
         let magic = SIMD8<Float>(repeating: 12_582_912)
         let shifted = self * 0.636_619_772_4 + magic      // x / (pi / 2), rounded in the low mantissa bits

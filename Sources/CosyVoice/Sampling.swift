@@ -244,6 +244,7 @@ extension SIMD8 where Scalar == Float {
     /// The Cephes `expf` method: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 split in two parts so n ln 2 is
     /// exact), a degree-7 polynomial for e^r, and 2^n built in the exponent bits. About one unit in the
     /// last place of float32; the libm call per token cost more than the decoder's own Run on small models.
+    @inline(__always)
     func exponential() -> SIMD8<Float> {
         let x = replacing(with: -87.3, where: self .< -87.3)
         // Round x / ln 2 to an integer by adding 1.5 x 2^23: the integer lands in the low mantissa bits.
