@@ -27,6 +27,8 @@ public struct LanguageModel: Sendable {
     let backboneInitial: InferenceSession
     let backboneDecode: InferenceSession
     let decoder: InferenceSession
+    /// KV-cache buffers kept from one utterance to the next.
+    let cacheBuffers = CacheBufferPool()
 
     /// The stage over the five LLM sessions of `sessions`.
     public init(sessions: ModelFolder.Sessions) {
@@ -62,10 +64,13 @@ public struct LanguageModel: Sendable {
         let width = input.shape[2]
         let longest = length + limits.upperBound
 
+        // After the first utterance the cache's layout is known, and even the prefill writes into a kept buffer.
+        var caches = try cacheBuffers.layout.map { try CacheBuffers(layout: $0, longest: longest, pool: cacheBuffers) }
+        defer { caches.map { cacheBuffers.put($0.buffers.0, $0.buffers.1) } }
         let prefill = try backboneInitial.run(
             backboneInitial.plan(inputs: ["inputs_embeds", "attention_mask"], outputs: ["hidden_states", "past_key_values"]),
             inputs: [input, backboneInitial.floatTensor(shape: [1, length], for: "attention_mask") { $0.update(repeating: 1) }],
-            outputs: [])
+            outputs: [nil, caches?.target(length: length)])
         var cache = prefill[1]
         var hidden = try decoder.floatTensor(shape: [1, 1, width], for: "hidden_state") { row in
             try prefill[0].withFloats { states in
@@ -84,7 +89,6 @@ public struct LanguageModel: Sendable {
         let token = try Tensor([Int64(0)], shape: [1, 1])
         let ones = try backboneDecode.ones(count: longest, for: "attention_mask")
         var logits: Tensor?, embedded: Tensor?, decodedHidden: Tensor?
-        var caches: CacheBuffers?
         var sampler = TokenSampler(vocabularySize: 0)
 
         var tokens: [Int] = []
@@ -107,11 +111,13 @@ public struct LanguageModel: Sendable {
                 Tensor(over: ones, shape: [1, length]),
                 // Fed back as the runtime holds it: its element type and shape, never re-read.
                 cache,
-            ], outputs: [decodedHidden, caches?.next(after: cache)])
+            ], outputs: [decodedHidden, caches?.target(length: length)])
             decodedHidden = next[0]
             hidden = next[0]
             if caches == nil {
-                caches = try CacheBuffers(before: cache, after: next[1], longest: longest, model: backboneDecode.modelPath)
+                let layout = try CacheLayout(before: cache, after: next[1], model: backboneDecode.modelPath)
+                cacheBuffers.layout = layout
+                caches = try CacheBuffers(layout: layout, longest: longest, pool: cacheBuffers)
             }
             cache = next[1]
         }
@@ -159,17 +165,47 @@ public struct LanguageModel: Sendable {
     }
 }
 
-/// Two buffers the decode loop's KV cache alternates between, each sized for the longest utterance:
-/// step n reads the cache from one and the runtime writes the one-step-longer cache into the other.
-///
-/// Which axis grows is read from the first decode step (the one whose size went up by one), so the
-/// export's cache layout is never assumed; element type and sizes are the runtime's.
-private struct CacheBuffers {
-    let buffers: (TensorStorage, TensorStorage)
-    let axis: Int
-    private var writesSecond = false
+/// Cache buffers between utterances: their pages stay mapped, so the next utterance neither faults them
+/// in again inside its runs nor unmaps them when it ends (a few MB on the test models, resident as the
+/// longest utterance so far needed). Concurrent utterances each take their own.
+final class CacheBufferPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [TensorStorage] = []
+    private var learned: CacheLayout?
 
-    init(before: Tensor, after: Tensor, longest: Int, model: String) throws {
+    /// The cache layout the first utterance showed, for later ones to write even the prefill in place.
+    var layout: CacheLayout? {
+        get { lock.withLock { learned } }
+        set { lock.withLock { learned = newValue } }
+    }
+
+    /// A buffer of at least `capacity` elements of `type`, kept or new.
+    func take(_ type: TensorElementType, capacity: Int) throws -> TensorStorage {
+        let reused: TensorStorage? = lock.withLock {
+            guard let index = kept.firstIndex(where: { $0.elementType == type && $0.capacity >= capacity }) else { return nil }
+            return kept.remove(at: index)
+        }
+        return try reused ?? TensorStorage(elementType: type, capacity: capacity)
+    }
+
+    /// Keeps `buffers` for the next utterance (the two largest are kept).
+    func put(_ buffers: TensorStorage...) {
+        lock.withLock {
+            kept += buffers
+            kept.sort { $0.capacity > $1.capacity }
+            if kept.count > 2 { kept.removeLast(kept.count - 2) }
+        }
+    }
+}
+
+/// The KV cache's element type and shape, and which axis grows by one each step: read from the first
+/// decode step (the one axis whose size went up by one), so the export's layout is never assumed.
+struct CacheLayout {
+    var elementType: TensorElementType
+    var shape: [Int]
+    var axis: Int
+
+    init(before: Tensor, after: Tensor, model: String) throws {
         let grown = zip(before.shape, after.shape).enumerated().filter { $0.element.1 != $0.element.0 }
         guard before.shape.count == after.shape.count, grown.count == 1, let axis = grown.first?.offset,
               after.shape[axis] == before.shape[axis] + 1
@@ -177,17 +213,32 @@ private struct CacheBuffers {
             throw CosyVoiceError.unexpectedOutput(model: model, name: "new_past_key_values", shape: after.shape,
                                                   expected: "past_key_values \(before.shape) one step longer on one axis")
         }
+        elementType = after.elementType
+        shape = after.shape
         self.axis = axis
-        let perStep = after.shape.enumerated().reduce(1) { $0 * ($1.offset == axis ? 1 : $1.element) }
-        let capacity = perStep * max(longest, after.shape[axis])
-        buffers = (try TensorStorage(elementType: after.elementType, capacity: capacity),
-                   try TensorStorage(elementType: after.elementType, capacity: capacity))
     }
 
-    /// The tensor the step after `cache` writes into: the other buffer, one step longer.
-    mutating func next(after cache: Tensor) throws -> Tensor {
-        var shape = cache.shape
-        shape[axis] += 1
+    /// Elements per step of the growing axis.
+    var elementsPerStep: Int { shape.enumerated().reduce(1) { $0 * ($1.offset == axis ? 1 : $1.element) } }
+}
+
+/// Two buffers the KV cache alternates between, each sized for the longest utterance the limits allow:
+/// each run reads the cache from one and the runtime writes the one-step-longer cache into the other.
+private struct CacheBuffers {
+    let buffers: (TensorStorage, TensorStorage)
+    let layout: CacheLayout
+    private var writesSecond = false
+
+    init(layout: CacheLayout, longest: Int, pool: CacheBufferPool) throws {
+        self.layout = layout
+        let capacity = layout.elementsPerStep * longest
+        buffers = (try pool.take(layout.elementType, capacity: capacity), try pool.take(layout.elementType, capacity: capacity))
+    }
+
+    /// The tensor the next run writes a cache of `length` steps into: the buffer the last run did not write.
+    mutating func target(length: Int) throws -> Tensor {
+        var shape = layout.shape
+        shape[layout.axis] = length
         defer { writesSecond.toggle() }
         return try Tensor(over: writesSecond ? buffers.1 : buffers.0, shape: shape)
     }

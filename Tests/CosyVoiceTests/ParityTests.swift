@@ -53,6 +53,11 @@ import Text
               + "mel max |diff| \(melDifference), audio max |diff| \(audioDifference)")
         #expect(melDifference <= 1e-4)
         #expect(audioDifference <= 1e-4)
+
+        // Again on the same engine: the KV cache now goes into kept buffers from the prefill on.
+        let again = try engine.synthesize(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice)
+        #expect(again.sampledTokens == golden.sampledTokens)
+        #expect(again.audio == result.audio)
     }
 
     @Test func streamsLikeTheReference() throws {
