@@ -123,6 +123,11 @@ def main():
     whole, in_run = median(chorus["runs"], "whole"), median(chorus["runs"], "inRun")
     print(f"Chorus inside Run: {in_run:.4f} s of {whole:.4f} s ({chorus['runs'][0]['runCalls']} calls); "
           f"outside Run: {100 * (whole - in_run) / whole:.1f}%")
+    if "steps" in chorus:
+        llm, llm_in = median(chorus["runs"], "llm"), median(chorus["runs"], "llmInRun")
+        steps = chorus["steps"]
+        print(f"Chorus LLM per decode step ({steps} steps, 3 runs each): {1e6 * llm_in / steps:.1f} us in Run, "
+              f"{1e6 * (llm - llm_in) / steps:.1f} us outside")
     print(f"Chorus first chunk / whole: {median(chorus['runs'], 'firstChunk') / whole:.2f}; "
           f"RTF whole {whole / chorus['audioSeconds']:.3f}")
     if python[0]["tokens"] != chorus["tokens"]:

@@ -20,6 +20,8 @@ struct Run: Encodable {
 
 struct Report: Encodable {
     var threads: Int
+    /// Tokens the LLM drew (its decode steps), then tokens after the silence filter.
+    var steps: Int
     var tokens: Int
     var audioSeconds: Double
     var runs: [Run]
@@ -56,7 +58,7 @@ func measure() throws {
     let clock = ContinuousClock()
     _ = try engine.synthesize(promptText: input.promptTextTokens, text: input.textTokens, voice: voice)  // warm-up
 
-    var report = Report(threads: threads, tokens: 0, audioSeconds: 0, runs: [])
+    var report = Report(threads: threads, steps: 0, tokens: 0, audioSeconds: 0, runs: [])
     for _ in 0..<runs {
         var run = Run()
         runtime.resetStatistics()
@@ -80,6 +82,7 @@ func measure() throws {
         run.whole = seconds(end - start)
         run.inRun = seconds(runtime.statistics.duration)
         run.runCalls = runtime.statistics.runs
+        report.steps = sampled.count
         report.tokens = tokens.count
         report.audioSeconds = Double(audio.count) / Double(Vocoder.sampleRate)
 
