@@ -11,6 +11,8 @@ CHORUS_SLOT(CreateEnv, 3);
 CHORUS_SLOT(CreateSession, 7);
 CHORUS_SLOT(Run, 9);
 CHORUS_SLOT(CreateSessionOptions, 10);
+CHORUS_SLOT(EnableMemPattern, 16);
+CHORUS_SLOT(DisableMemPattern, 17);
 CHORUS_SLOT(EnableCpuMemArena, 18);
 CHORUS_SLOT(DisableCpuMemArena, 19);
 CHORUS_SLOT(SetSessionLogSeverityLevel, 22);

@@ -54,15 +54,18 @@ struct Report: Encodable {
 func measure() async throws {
     let arguments = try Arguments(CommandLine.arguments.dropFirst())
     let text = try String(contentsOfFile: arguments.textFile, encoding: .utf8)
-    let options = SessionOptions(intraOpThreads: arguments.threads)
     let synthesizer: any SpeechSynthesizer
     let inputs: [[Int64]]
     switch arguments.engine {
     case "kokoro":
+        var options = KokoroSynthesizer.defaultSessionOptions
+        options.intraOpThreads = arguments.threads
         let kokoro = try KokoroSynthesizer(options: options)
         inputs = try kokoro.modelInputs(for: text)
         synthesizer = kokoro
     case "piper":
+        var options = PiperSynthesizer.defaultSessionOptions
+        options.intraOpThreads = arguments.threads
         let piper = try PiperSynthesizer(options: options)
         inputs = try piper.modelInputs(for: text)
         synthesizer = piper

@@ -20,6 +20,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
 
+    /// The session options the model loads with unless told otherwise: the runtime's defaults without
+    /// the memory pattern, which is planned per input shape; every piece of text has its own length,
+    /// so the arena kept growing with blocks planned for earlier pieces (see `PiperSynthesizer`).
+    public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
+
     /// The files of a Kokoro model folder.
     public struct Files: Sendable {
         public var model: URL
@@ -36,7 +41,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
     /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in.
     public init(files: Files = Files(folder: ModelDirectory.folder(for: "kokoro")), espeakVoice: String = "en-us",
-                options: SessionOptions = SessionOptions()) throws {
+                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions) throws {
         for file in [files.model, files.vocabulary, files.voices]
         where !FileManager.default.fileExists(atPath: file.path) {
             throw SpeechError.modelMissing(engine: "kokoro", path: file.path,

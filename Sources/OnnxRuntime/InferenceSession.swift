@@ -254,6 +254,11 @@ public final class InferenceSession: @unchecked Sendable {
         } else {
             try runtime.check(api.DisableCpuMemArena(handle), model: model)
         }
+        if options.usesMemoryPattern {
+            try runtime.check(api.EnableMemPattern(handle), model: model)
+        } else {
+            try runtime.check(api.DisableMemPattern(handle), model: model)
+        }
         var used: [String] = []
         for provider in options.preferredProviders where runtime.availableProviders.contains(provider.rawValue) {
             if (try? ExecutionProviders.append(provider, to: handle, runtime: runtime)) != nil {

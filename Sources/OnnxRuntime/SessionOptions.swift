@@ -30,18 +30,21 @@ public struct SessionOptions: Sendable, Equatable {
     public var allowSpinning: Bool?
     /// Whether the CPU allocator keeps freed memory in an arena for reuse.
     public var usesMemoryArena: Bool
+    /// Whether the runtime plans one block for all of a run's intermediate tensors from the input shapes.
+    public var usesMemoryPattern: Bool
     /// Preferred accelerators, in order. Each is used only when the loaded library has it; the CPU is always there.
     public var preferredProviders: [ExecutionProvider]
 
     public init(
         intraOpThreads: Int? = nil, interOpThreads: Int? = nil, optimizationLevel: OptimizationLevel = .all,
-        allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, preferredProviders: [ExecutionProvider] = []
+        allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = []
     ) {
         self.intraOpThreads = intraOpThreads
         self.interOpThreads = interOpThreads
         self.optimizationLevel = optimizationLevel
         self.allowSpinning = allowSpinning
         self.usesMemoryArena = usesMemoryArena
+        self.usesMemoryPattern = usesMemoryPattern
         self.preferredProviders = preferredProviders
     }
 }

@@ -20,8 +20,15 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// Text longer than this many characters is phonemized and spoken a piece at a time.
     static let pieceLength = 400
 
+    /// The session options a voice loads with unless told otherwise: the runtime's defaults without
+    /// the memory pattern. The pattern is planned per input shape and every sentence has its own
+    /// length, so the arena kept growing with blocks planned for earlier sentences (measured on the
+    /// six sentences of bench/tts_paragraph.txt spoken over and over: 128 MiB at start, 279 after 20
+    /// sentences, 357 after 40; without the pattern 237 after 20 and 241 after 60).
+    public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
+
     /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
-    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = SessionOptions()) throws {
+    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
         self.sentenceSilence = sentenceSilence
         let configURL = URL(fileURLWithPath: modelPath.path + ".json")
         guard FileManager.default.fileExists(atPath: modelPath.path) else {
@@ -42,7 +49,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
-    public convenience init(options: SessionOptions = SessionOptions()) throws {
+    public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
         try self.init(modelPath: ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx"),
                       options: options)
     }

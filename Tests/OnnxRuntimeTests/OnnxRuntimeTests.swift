@@ -155,6 +155,18 @@ func modelPath(_ name: String) -> String {
         #expect(after.duration > before.duration)
     }
 
+    @Test func sessionsWithoutMemoryPatternGiveTheSameResultsForEveryLength() throws {
+        let planned = try InferenceSession(modelPath: modelPath("float32_affine"))
+        let unplanned = try InferenceSession(modelPath: modelPath("float32_affine"),
+                                             options: SessionOptions(usesMemoryPattern: false))
+        // Each length is a new input shape, the case the memory pattern is planned for.
+        for length in [1, 7, 3, 64, 7] {
+            let x = try Tensor((0..<length).map { Float($0) * 0.5 - 3 }, shape: [1, length])
+            let expected = try planned.run(["x": x])["y"]!.array(of: Float.self)
+            #expect(try unplanned.run(["x": x])["y"]!.array(of: Float.self) == expected)
+        }
+    }
+
     @Test func preferredProvidersTheLibraryLacksAreSkipped() throws {
         let runtime = try OnnxRuntime.shared()
         let options = SessionOptions(intraOpThreads: 1, allowSpinning: false, usesMemoryArena: false,
