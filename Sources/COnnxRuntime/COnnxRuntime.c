@@ -25,6 +25,8 @@ CHORUS_SLOT(SessionGetInputTypeInfo, 33);
 CHORUS_SLOT(SessionGetOutputTypeInfo, 34);
 CHORUS_SLOT(SessionGetInputName, 36);
 CHORUS_SLOT(SessionGetOutputName, 37);
+CHORUS_SLOT(CreateRunOptions, 39);
+CHORUS_SLOT(RunOptionsSetTerminate, 46);
 CHORUS_SLOT(CreateTensorAsOrtValue, 48);
 CHORUS_SLOT(CreateTensorWithDataAsOrtValue, 49);
 CHORUS_SLOT(IsTensor, 50);

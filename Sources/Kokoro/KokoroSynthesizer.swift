@@ -67,29 +67,57 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
+    /// The audio of `request`, one model call per chunk, each made when the consumer asks for it, in
+    /// the consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
-                    guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
-                    let voice = try self.voice(request.voice)
-                    var spoke = false
-                    for piece in Self.pieces(of: request.text) {
-                        for ids in try self.modelInputs(forPiece: piece) {
-                            try Task.checkCancellation()
-                            let samples = try self.speak(ids: ids, voice: voice.id, speed: request.speed)
-                            continuation.yield(AudioChunk(samples: samples, sampleRate: self.sampleRate, text: piece))
-                            spoke = true
-                        }
-                    }
+        let utterance = Utterance(engine: self, request: request)
+        return AsyncThrowingStream { try await utterance.next() }
+    }
+
+    /// Where one `stream` is: the pieces of its text and the id sequences of the current piece.
+    ///
+    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
+    /// consumer, one call at a time, so its state is never touched concurrently.
+    private final class Utterance: @unchecked Sendable {
+        private let engine: KokoroSynthesizer
+        private let request: SynthesisRequest
+        private var voice: Voice?
+        private var pieces: [String] = []
+        private var nextPiece = 0
+        private var piece = ""
+        private var inputs: [[Int64]] = []
+        private var spoke = false
+
+        init(engine: KokoroSynthesizer, request: SynthesisRequest) {
+            self.engine = engine
+            self.request = request
+        }
+
+        func next() async throws -> AudioChunk? {
+            let voice = try self.voice ?? start()
+            while inputs.isEmpty {
+                guard nextPiece < pieces.count else {
                     if !spoke { throw SpeechError.nothingToSpeak(request.text) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+                    return nil
                 }
+                piece = pieces[nextPiece]
+                nextPiece += 1
+                inputs = try engine.modelInputs(forPiece: piece)
             }
-            continuation.onTermination = { _ in task.cancel() }
+            try Task.checkCancellation()
+            let samples = try await engine.speak(ids: inputs.removeFirst(), voice: voice.id, speed: request.speed)
+            spoke = true
+            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+        }
+
+        /// Checks the request and cuts its text into pieces.
+        private func start() throws -> Voice {
+            guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+            guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+            let voice = try engine.voice(request.voice)
+            self.voice = voice
+            pieces = KokoroSynthesizer.pieces(of: request.text)
+            return voice
         }
     }
 
@@ -147,9 +175,9 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     }
 
     /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.
-    func speak(ids: [Int64], voice: String, speed: Float) throws -> [Float] {
+    func speak(ids: [Int64], voice: String, speed: Float) async throws -> [Float] {
         let tokens = [0] + ids + [0]
-        let outputs = try session.run([
+        let outputs = try await session.cancellableRun([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),

@@ -76,9 +76,29 @@ public final class InferenceSession: @unchecked Sendable {
     /// Inputs are checked against the model's declared names, element types, ranks and fixed
     /// dimensions first, so a mistake is reported with the name at fault rather than as a runtime error.
     public func run(_ feeds: [String: Tensor], outputs requested: [String]? = nil) throws -> [String: Tensor] {
+        try run(feeds, outputs: requested, options: nil)
+    }
+
+    /// Runs like `run(_:outputs:)`, but stops early when the calling task is cancelled: the runtime
+    /// ends after the operator it is in and this throws `CancellationError`, so a cancelled caller
+    /// neither waits for a long run nor leaves one running behind it.
+    public func cancellableRun(_ feeds: [String: Tensor], outputs requested: [String]? = nil) async throws -> [String: Tensor] {
+        let termination = try RunTermination(runtime: runtime, model: modelPath)
+        return try await withTaskCancellationHandler {
+            do {
+                return try run(feeds, outputs: requested, options: termination.options)
+            } catch where termination.wasRequested {
+                throw CancellationError()
+            }
+        } onCancel: {
+            termination.terminate()
+        }
+    }
+
+    private func run(_ feeds: [String: Tensor], outputs requested: [String]?, options: OpaquePointer?) throws -> [String: Tensor] {
         let names = Array(feeds.keys)
         let plan = try plan(inputs: names, outputs: requested ?? outputs.map(\.name))
-        let results = try run(plan, inputs: names.map { feeds[$0]! }, outputs: [])
+        let results = try run(plan, inputs: names.map { feeds[$0]! }, outputs: [], options: options)
         var output: [String: Tensor] = [:]
         for (position, index) in plan.outputPositions.enumerated() { output[outputs[index].name] = results[position] }
         return output
@@ -120,6 +140,11 @@ public final class InferenceSession: @unchecked Sendable {
     /// metadata read back), or `nil` for one the runtime allocates. Inputs and given outputs are checked
     /// against the model's declared element types, ranks and fixed dimensions.
     public func run(_ plan: RunPlan, inputs feeds: [Tensor], outputs given: [Tensor?]) throws -> [Tensor] {
+        try run(plan, inputs: feeds, outputs: given, options: nil)
+    }
+
+    /// `run(_:inputs:outputs:)` with the call's run options (nil for the runtime's defaults).
+    private func run(_ plan: RunPlan, inputs feeds: [Tensor], outputs given: [Tensor?], options: OpaquePointer?) throws -> [Tensor] {
         precondition(plan.session == ObjectIdentifier(self), "a RunPlan runs only on the session that made it")
         precondition(feeds.count == plan.inputPositions.count, "one tensor per planned input")
         precondition(given.isEmpty || given.count == plan.outputPositions.count, "no outputs or one per planned output")
@@ -141,7 +166,7 @@ public final class InferenceSession: @unchecked Sendable {
                     }
                     let clock = ContinuousClock()
                     let started = clock.now
-                    let status = runtime.api.Run(session, nil, inputNamePointers, values.baseAddress!, inputCount,
+                    let status = runtime.api.Run(session, options, inputNamePointers, values.baseAddress!, inputCount,
                                                  UnsafePointer(names.baseAddress!), outputCount, results.baseAddress!)
                     runtime.recordRun(clock.now - started)
                     // Feeds and given outputs must outlive Run: the runtime reads and writes their memory during the call.

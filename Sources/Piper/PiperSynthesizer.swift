@@ -54,31 +54,60 @@ public final class PiperSynthesizer: SpeechSynthesizer {
                       options: options)
     }
 
+    /// The audio of `request`, a sentence per chunk, each chunk but the last ending in
+    /// `sentenceSilence`. Each model call is made when the consumer asks for the chunk, in the
+    /// consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try self.validate(request)
-                    var pending: AudioChunk?
-                    for piece in Self.pieces(of: request.text) {
-                        for ids in try self.modelInputs(forPiece: piece) {
-                            try Task.checkCancellation()
-                            let audio = try self.speak(ids: ids, speed: request.speed)
-                            if var previous = pending {
-                                previous.samples += [Float](repeating: 0, count: Int(self.sentenceSilence * Double(self.sampleRate)))
-                                continuation.yield(previous)
-                            }
-                            pending = AudioChunk(samples: audio, sampleRate: self.sampleRate, text: piece)
-                        }
-                    }
-                    guard let last = pending else { throw SpeechError.nothingToSpeak(request.text) }
-                    continuation.yield(last)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let utterance = Utterance(engine: self, request: request)
+        return AsyncThrowingStream { try await utterance.next() }
+    }
+
+    /// Where one `stream` is: the pieces of its text and the id sequences not yet spoken.
+    ///
+    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
+    /// consumer, one call at a time, so its state is never touched concurrently.
+    private final class Utterance: @unchecked Sendable {
+        private let engine: PiperSynthesizer
+        private let request: SynthesisRequest
+        private var pieces: [String]?
+        private var nextPiece = 0
+        private var inputs: [(ids: [Int64], piece: String)] = []
+        private var spoke = false
+
+        init(engine: PiperSynthesizer, request: SynthesisRequest) {
+            self.engine = engine
+            self.request = request
+        }
+
+        func next() async throws -> AudioChunk? {
+            if pieces == nil {
+                try engine.validate(request)
+                pieces = PiperSynthesizer.pieces(of: request.text)
             }
-            continuation.onTermination = { _ in task.cancel() }
+            try fillInputs()
+            guard !inputs.isEmpty else {
+                if !spoke { throw SpeechError.nothingToSpeak(request.text) }
+                return nil
+            }
+            try Task.checkCancellation()
+            let (ids, piece) = inputs.removeFirst()
+            var samples = try await engine.speak(ids: ids, speed: request.speed)
+            spoke = true
+            // Silence goes between sentences, so only when another one follows.
+            try fillInputs()
+            if !inputs.isEmpty {
+                samples += [Float](repeating: 0, count: Int(engine.sentenceSilence * Double(engine.sampleRate)))
+            }
+            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+        }
+
+        /// Phonemizes pieces until a sentence is waiting or the text is used up.
+        private func fillInputs() throws {
+            while inputs.isEmpty, let pieces, nextPiece < pieces.count {
+                let piece = pieces[nextPiece]
+                nextPiece += 1
+                inputs = try engine.modelInputs(forPiece: piece).map { ($0, piece) }
+            }
         }
     }
 
@@ -105,9 +134,9 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// One model call: a sentence's framed ids to samples.
-    func speak(ids: [Int64], speed: Float) throws -> [Float] {
+    func speak(ids: [Int64], speed: Float) async throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
-        let outputs = try session.run([
+        let outputs = try await session.cancellableRun([
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),

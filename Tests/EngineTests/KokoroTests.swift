@@ -89,6 +89,26 @@ struct KokoroModelTests {
         #expect(chunks >= 3)
     }
 
+    @Test func cancellingAStreamStopsItQuietlyAndTheEngineSpeaksOn() async throws {
+        let kokoro = try Self.engine.get()
+        let paragraph = String(repeating: "Every morning she runs along the river before breakfast, and then she reads the news. ", count: 12)
+        let (firstChunk, arrived) = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            var chunks = 0
+            for try await _ in kokoro.stream(SynthesisRequest(text: paragraph)) {
+                chunks += 1
+                arrived.yield()
+            }
+            return chunks
+        }
+        for await _ in firstChunk { break }
+        // The consumer is now in (or about to start) the model call for the second piece.
+        consumer.cancel()
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+        let audio = try await kokoro.synthesize(SynthesisRequest(text: "Still here."))
+        #expect(rms(audio) > 0.02)
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         let kokoro = try Self.engine.get()
         await #expect(throws: SpeechError.emptyText) { try await kokoro.synthesize(SynthesisRequest(text: " \n ")) }

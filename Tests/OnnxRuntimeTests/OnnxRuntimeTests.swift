@@ -167,6 +167,19 @@ func modelPath(_ name: String) -> String {
         }
     }
 
+    @Test func aCancelledCallerStopsTheRunAndGetsACancellation() async throws {
+        let session = try InferenceSession(modelPath: modelPath("float32_affine"))
+        let x = try Tensor([0, 1] as [Float], shape: [1, 2])
+        let cancelled = Task {
+            // Cancelled before the run starts: the terminate flag is up when the runtime first looks.
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await session.cancellableRun(["x": x])
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // The session is not left stopped: the next run works.
+        #expect(try await session.cancellableRun(["x": x])["y"]?.array(of: Float.self) == [1, 3])
+    }
+
     @Test func preferredProvidersTheLibraryLacksAreSkipped() throws {
         let runtime = try OnnxRuntime.shared()
         let options = SessionOptions(intraOpThreads: 1, allowSpinning: false, usesMemoryArena: false,

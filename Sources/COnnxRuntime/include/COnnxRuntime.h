@@ -147,8 +147,11 @@ typedef struct OrtApi {
   OrtStatusPtr (*_Nonnull SessionGetOutputName)(const OrtSession *_Nonnull session, size_t index,
                                                 OrtAllocator *_Nonnull allocator,
                                                 char *_Nullable *_Nonnull out);                             // 37
-  OrtUnusedSlot unused38, unused39, unused40, unused41, unused42, unused43, unused44, unused45, unused46,
-      unused47;
+  OrtUnusedSlot unused38;
+  OrtStatusPtr (*_Nonnull CreateRunOptions)(OrtRunOptions *_Nullable *_Nonnull out);                      // 39
+  OrtUnusedSlot unused40, unused41, unused42, unused43, unused44, unused45;
+  OrtStatusPtr (*_Nonnull RunOptionsSetTerminate)(OrtRunOptions *_Nonnull options);                        // 46
+  OrtUnusedSlot unused47;
   OrtStatusPtr (*_Nonnull CreateTensorAsOrtValue)(OrtAllocator *_Nonnull allocator,
                                                   const int64_t *_Nullable shape, size_t shape_len,
                                                   ONNXTensorElementDataType type,
