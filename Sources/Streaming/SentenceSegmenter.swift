@@ -3,23 +3,60 @@
 /// A sentence ends at `.`, `!`, `?` or `…` followed by whitespace (so "3.14" and "e.g.x" stay whole),
 /// after any closing quotes or brackets; at `。`, `！`, `？` at once; and at a line break. A
 /// sentence that grows past `maximumLength` characters is cut at its last clause mark or space.
+/// With `firstPiece` set, the first piece is cut short when the first sentence is long (see `FirstPiece`).
 public struct SentenceSegmenter: Sendable {
     /// The longest piece handed on before a sentence ends, in characters.
     public var maximumLength: Int
+    /// How a long first sentence is cut short; nil keeps it whole.
+    public var firstPiece: FirstPiece?
     private var buffer = ""
+    private var handedOn = false
 
-    public init(maximumLength: Int = 300) {
+    /// Where the first piece of a stream ends when its sentence is long, so that an engine slower
+    /// than speech can start speaking sooner; every later piece is a whole sentence.
+    ///
+    /// The first sentence is cut after a clause mark (`,` `;` `:` followed by a space, or `、` `，` `；`)
+    /// that ends word `minimumWords` to `maximumWords`. A sentence with no such mark and at least
+    /// `maximumWords + minimumWords` words is cut between words instead: before the last joining word
+    /// ("and", "of", "to", ...) that has `minimumWords` to `maximumWords` words before it, so that the
+    /// break falls where a speaker may pause, or else after word `maximumWords`.
+    public struct FirstPiece: Sendable, Equatable {
+        /// The fewest words in the first piece.
+        public var minimumWords: Int
+        /// The most words in the first piece.
+        public var maximumWords: Int
+
+        public init(minimumWords: Int = 4, maximumWords: Int = 8) {
+            precondition(minimumWords > 0 && maximumWords >= minimumWords, "0 < minimumWords <= maximumWords")
+            self.minimumWords = minimumWords
+            self.maximumWords = maximumWords
+        }
+
+        /// Words a phrase often starts with; a break before one sounds like a pause, not a stumble.
+        static let joiningWords: Set<String> = [
+            "and", "but", "or", "nor", "so", "yet", "because", "although", "though", "while", "when", "where",
+            "which", "who", "whose", "that", "if", "unless", "until", "after", "before", "since", "as",
+            "of", "in", "on", "at", "to", "for", "with", "from", "by", "about", "into", "over", "under",
+            "through", "between", "during", "without", "across", "along", "around",
+        ]
+    }
+
+    public init(maximumLength: Int = 300, firstPiece: FirstPiece? = nil) {
         precondition(maximumLength > 0, "a sentence has at least one character")
         self.maximumLength = maximumLength
+        self.firstPiece = firstPiece
     }
 
     /// Adds `text`; returns the sentences it completed, trimmed, in order.
     public mutating func append(_ text: String) -> [String] {
         buffer += text
         var sentences: [String] = []
-        while let end = sentenceEnd() ?? overlongCut() {
+        while let end = firstPieceCut() ?? sentenceEnd() ?? overlongCut() {
             let sentence = buffer[..<end].trimmingWhitespace()
-            if !sentence.isEmpty { sentences.append(sentence) }
+            if !sentence.isEmpty {
+                sentences.append(sentence)
+                handedOn = true
+            }
             buffer = String(buffer[end...])
         }
         return sentences
@@ -29,6 +66,7 @@ public struct SentenceSegmenter: Sendable {
     public mutating func finish() -> [String] {
         defer { buffer = "" }
         let rest = buffer.trimmingWhitespace()
+        if !rest.isEmpty { handedOn = true }
         return rest.isEmpty ? [] : [rest]
     }
 
@@ -36,6 +74,45 @@ public struct SentenceSegmenter: Sendable {
     private static let fullWidthTerminators: Set<Character> = ["。", "！", "？"]
     private static let closers: Set<Character> = ["\"", "'", "”", "’", ")", "]", "»", "」", "』"]
     private static let clauseMarks: Set<Character> = [",", ";", ":", "、", "，", "；"]
+    private static let fullWidthClauseMarks: Set<Character> = ["、", "，", "；"]
+
+    /// Where the first piece ends when `firstPiece` cuts it short; nil when it does not, or not yet.
+    ///
+    /// Only the first sentence is looked at, as far as it has arrived; the cut depends only on words
+    /// that are complete, so text split anywhere is cut at the same place.
+    private func firstPieceCut() -> String.Index? {
+        guard let rule = firstPiece, !handedOn else { return nil }
+        let end = sentenceEnd() ?? buffer.endIndex
+        var wordStarts: [String.Index] = []
+        var inWord = false
+        var index = buffer.startIndex
+        while index < end {
+            let character = buffer[index]
+            let next = buffer.index(after: index)
+            if character.isWhitespace {
+                inWord = false
+            } else {
+                if !inWord { wordStarts.append(index) }
+                inWord = true
+                if Self.clauseMarks.contains(character) {
+                    // Marks without spaces (full-width) end a clause at once but do not separate words,
+                    // so there the characters before the mark are counted instead.
+                    let fullWidth = Self.fullWidthClauseMarks.contains(character)
+                    let closes = fullWidth || (next < end && buffer[next].isWhitespace)
+                    let words = fullWidth ? buffer.distance(from: buffer.startIndex, to: index) / 2 : wordStarts.count
+                    if closes, (rule.minimumWords...rule.maximumWords).contains(words) { return next }
+                }
+            }
+            index = next
+        }
+        guard wordStarts.count >= rule.maximumWords + rule.minimumWords else { return nil }
+        let joining = (rule.minimumWords...rule.maximumWords).last { position in
+            let start = wordStarts[position]
+            let word = buffer[start...].prefix { !$0.isWhitespace }
+            return FirstPiece.joiningWords.contains(word.lowercased())
+        }
+        return wordStarts[joining ?? rule.maximumWords]
+    }
 
     /// The index just past the first complete sentence in the buffer.
     private func sentenceEnd() -> String.Index? {

@@ -1,7 +1,8 @@
 import Foundation
 import Speech
 
-/// A `TTSProvider` over any local engine: speaks each sentence as soon as its text is complete.
+/// A `TTSProvider` over any local engine: speaks each sentence as soon as its text is complete,
+/// the first one in two pieces when it is long (see `SentenceSegmenter.FirstPiece`).
 ///
 /// Synthesis is pulled: the next sentence is synthesised only when the pipeline asks for more
 /// audio, so the pipeline's backpressure also pauses the engine. The bytes are Float32 mono at the
@@ -14,12 +15,18 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public var speed: Float
     /// The longest text handed to the engine at once, in characters.
     public var maximumSentenceLength: Int
+    /// How a long first sentence is cut short so that speech starts sooner; nil speaks it whole.
+    public var firstPiece: SentenceSegmenter.FirstPiece?
 
-    public init(synthesizer: Synthesizer, voice: String? = nil, speed: Float = 1, maximumSentenceLength: Int = 300) {
+    public init(
+        synthesizer: Synthesizer, voice: String? = nil, speed: Float = 1, maximumSentenceLength: Int = 300,
+        firstPiece: SentenceSegmenter.FirstPiece? = SentenceSegmenter.FirstPiece()
+    ) {
         self.synthesizer = synthesizer
         self.voice = voice
         self.speed = speed
         self.maximumSentenceLength = maximumSentenceLength
+        self.firstPiece = firstPiece
     }
 
     public var outputFormat: AudioFormat {
@@ -29,7 +36,7 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
         let synthesis = SentenceSynthesis(
             synthesizer: synthesizer, voice: voice, speed: speed,
-            text: text, segmenter: SentenceSegmenter(maximumLength: maximumSentenceLength))
+            text: text, segmenter: SentenceSegmenter(maximumLength: maximumSentenceLength, firstPiece: firstPiece))
         return AsyncThrowingStream { try await synthesis.nextAudio() }
     }
 }

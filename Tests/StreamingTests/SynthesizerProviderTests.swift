@@ -24,6 +24,16 @@ import Testing
         #expect(bytes == float32Bytes(expected))
     }
 
+    @Test func aLongFirstSentenceIsSpokenInTwoPiecesUnlessTurnedOff() async throws {
+        let text = "The old lighthouse stood at the edge of the cliff for more than a century. It still shines."
+        let synthesizer = FakeSynthesizer()
+        for try await _ in SynthesizerProvider(synthesizer: synthesizer).stream(text: self.text([text])) {}
+        #expect(synthesizer.requests == ["The old lighthouse stood at the edge", "of the cliff for more than a century.", "It still shines."])
+        let whole = FakeSynthesizer()
+        for try await _ in SynthesizerProvider(synthesizer: whole, firstPiece: nil).stream(text: self.text([text])) {}
+        #expect(whole.requests == ["The old lighthouse stood at the edge of the cliff for more than a century.", "It still shines."])
+    }
+
     @Test func synthesisIsPulledSoBackpressureReachesTheEngine() async throws {
         let synthesizer = FakeSynthesizer()
         let stream = SynthesizerProvider(synthesizer: synthesizer).stream(text: text(["One. Two. Three. Four."]))
