@@ -122,14 +122,7 @@ public final class Tensor: @unchecked Sendable {
     public func withUnsafeBufferPointer<T: TensorElement, R>(
         of type: T.Type, _ body: (UnsafeBufferPointer<T>) throws -> R
     ) throws -> R {
-        guard T.tensorElementType == elementType else {
-            throw OnnxRuntimeError.elementTypeMismatch(requested: T.tensorElementType, actual: elementType)
-        }
-        var data: UnsafeMutableRawPointer?
-        try runtime.check(runtime.api.GetTensorMutableData(value, &data))
-        let count = elementCount
-        let typed = count == 0 ? nil : data?.bindMemory(to: T.self, capacity: count)
-        return try body(UnsafeBufferPointer(start: typed, count: count))
+        try withUnsafeMutableBufferPointer(of: type) { try body(UnsafeBufferPointer($0)) }
     }
 
     /// Calls `body` with the elements to write in place (an input reused across runs); throws if `T` is
