@@ -22,6 +22,11 @@ struct VoiceAddCommand: AsyncParsableCommand {
             Example:
               chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
               chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
+              chorus voice add --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine-yue --dialect cantonese
+
+            A voice with --dialect or --instruction is spoken as upstream's instruct mode: the model is told
+            the instruction in place of the clip's transcript and keeps the clip's timbre. Dialects:
+            \(Dialect.allCases.map { "\($0.rawValue) (\($0.chineseName))" }.joined(separator: ", ")).
             """
     )
 
@@ -37,8 +42,14 @@ struct VoiceAddCommand: AsyncParsableCommand {
     @Option(help: "The new voice's id (letters, digits, - and _).")
     var id: String
 
-    @Option(help: "Language or dialect of the voice, as a BCP 47 tag (zh, yue, en, ...).")
-    var language = "zh"
+    @Option(help: "Language or dialect of the voice, as a BCP 47 tag (zh, yue, en, ...); default zh, or the dialect's.")
+    var language: String?
+
+    @Option(help: "Speak in a Chinese dialect, by its English or Chinese name (cantonese, 四川话, ...).")
+    var dialect: String?
+
+    @Option(help: "Tell the model how to speak instead (such as 请用尽可能快地语速说一句话。).")
+    var instruction: String?
 
     @Option(help: "female, male or unknown.")
     var gender = Voice.Gender.unknown
@@ -49,10 +60,24 @@ struct VoiceAddCommand: AsyncParsableCommand {
     @Flag(help: "Replace a voice with the same id.")
     var replace = false
 
+    func validate() throws {
+        if dialect != nil, instruction != nil {
+            throw ValidationError("Give --dialect or --instruction, not both.")
+        }
+        if let dialect, Dialect(name: dialect) == nil {
+            throw ValidationError("Unknown dialect '\(dialect)'; one of: "
+                                  + Dialect.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+        if let instruction, instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("The instruction is empty.")
+        }
+    }
+
     func run() async throws {
         guard engine == .cosyvoice else {
             throw ValidationError("Only cosyvoice clones voices; \(engine.rawValue) has its own fixed voices.")
         }
+        let dialect = self.dialect.flatMap(Dialect.init(name:))
         let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
         let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
         let extractor: VoiceExtractor
@@ -63,8 +88,11 @@ struct VoiceAddCommand: AsyncParsableCommand {
                                            remedy: CosyVoiceSynthesizer.installHint(for: folder))
         }
         let prompt = try extractor.voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
-        let summary = String(format: "%.1f s clip", prompt.duration)
-        let written = try VoiceCatalog.add(prompt, id: id, language: language, gender: gender, summary: summary,
+        var summary = String(format: "%.1f s clip", prompt.duration)
+        if let dialect { summary += ", \(dialect.rawValue)" }
+        let written = try VoiceCatalog.add(prompt, id: id, language: language ?? dialect?.languageTag ?? "zh",
+                                           gender: gender, summary: summary,
+                                           instruction: dialect?.instruction ?? instruction,
                                            to: CosyVoiceSynthesizer.voicesFolder(of: folder), replacing: replace)
         print("added voice \(id): \(prompt.speechTokens.count) tokens (\(summary)) in \(written.path)")
     }

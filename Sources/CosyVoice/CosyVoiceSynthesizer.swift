@@ -57,7 +57,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The flow's initial noise, drawn as far as utterances need and kept for the engine's lifetime
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
-    private let voiceFolders: [String: URL]
+    private let catalog: [String: VoiceCatalog.Entry]
 
     /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).
     public static var defaultFolder: URL { ModelDirectory.folder(for: "cosyvoice") }
@@ -106,14 +106,19 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         noise = FlowNoise(seed: configuration.noiseSeed)
         let catalog = try VoiceCatalog.entries(in: voicesFolder)
         voices = catalog.map(\.voice)
-        voiceFolders = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0.folder) })
+        self.catalog = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0) })
     }
 
-    /// Speaks token ids `text` in `voice`, whose transcript's ids (with the instruction) are `promptText`.
-    public func synthesize(promptText: [Int], text: [Int], voice: VoicePrompt, speed: Float = 1) throws -> Result {
+    /// Speaks token ids `text` in `voice`. `promptText` holds the ids of the voice's transcript after the
+    /// default instruction (zero-shot cloning, upstream `inference_zero_shot`); or, with `usesPromptSpeech`
+    /// false, the ids of an instruction such as a dialect's, and the LLM then hears none of the clip's
+    /// speech tokens (upstream `inference_instruct2`). The flow takes the clip's tokens, mel and embedding either way.
+    public func synthesize(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
+                           speed: Float = 1) throws -> Result {
         let prompt = voice.aligned()
         var random = SeededRandom(seed: configuration.samplingSeed)
-        let sampled = try languageModel.generate(promptText: promptText, text: text, promptSpeech: prompt.speechTokens,
+        let sampled = try languageModel.generate(promptText: promptText, text: text,
+                                                 promptSpeech: usesPromptSpeech ? prompt.speechTokens : [],
                                                  sampling: configuration.sampling, random: &random)
         let tokens = SilenceFilter.filter(sampled)
         var mel = try flow.mel(tokens: tokens, voice: prompt, noise: noise)
@@ -125,13 +130,15 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     /// Speaks token ids `text` in `voice` as upstream streaming does (see `TokenHopSchedule`), calling
     /// `onChunk` with each piece of audio as soon as it is ready; returns the tokens the flow read.
+    /// `promptText` and `usesPromptSpeech` are as for `synthesize`.
     @discardableResult
-    public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt,
+    public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
                                 onChunk: ([Float]) throws -> Void) throws -> [Int] {
         let prompt = voice.aligned()
         var random = SeededRandom(seed: configuration.samplingSeed)
         var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
-        try languageModel.generate(promptText: promptText, text: text, promptSpeech: prompt.speechTokens,
+        try languageModel.generate(promptText: promptText, text: text,
+                                   promptSpeech: usesPromptSpeech ? prompt.speechTokens : [],
                                    sampling: configuration.sampling, random: &random) { token in
             try Task.checkCancellation()
             let audio = try stream.add(token)
@@ -157,7 +164,12 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The voice folder `id` names (the default voice when `nil`).
     public func voicePrompt(_ id: String?) throws -> VoicePrompt {
         let voice = try self.voice(id)
-        return try VoicePrompt(contentsOf: voiceFolders[voice.id]!)
+        return try VoicePrompt(contentsOf: catalog[voice.id]!.folder)
+    }
+
+    /// The instruction voice `id` (the default voice when `nil`) is spoken with, if it has one (see `VoiceCatalog`).
+    public func instruction(ofVoice id: String?) throws -> String? {
+        catalog[try voice(id).id]?.instruction
     }
 
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
@@ -169,16 +181,19 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     }
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
                     let voice = try voicePrompt(request.voice)
+                    let instruction = try instruction(ofVoice: request.voice)
+                    let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
                     for piece in pieces(of: request.text) {
-                        let ids = try frontend.tokens(transcript: voice.text, text: piece)
+                        let text = try frontend.tokenizer.encode(piece)
                         if request.speed == 1 {
-                            try streamSynthesis(promptText: ids.prompt, text: ids.text, voice: voice) { samples in
+                            try streamSynthesis(promptText: prompt, text: text, voice: voice,
+                                                usesPromptSpeech: instruction == nil) { samples in
                                 continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
                             }
                         } else {
                             // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                            let result = try synthesize(promptText: ids.prompt, text: ids.text, voice: voice,
-                                                        speed: request.speed)
+                            let result = try synthesize(promptText: prompt, text: text, voice: voice,
+                                                        usesPromptSpeech: instruction == nil, speed: request.speed)
                             continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                         }
                     }

@@ -30,8 +30,21 @@ public struct Frontend: Sendable {
         transcript.contains(endOfPrompt) ? transcript : defaultInstruction + endOfPrompt + transcript
     }
 
+    /// The LLM prompt of upstream `inference_instruct2` (CosyVoice 3's README writes
+    /// `You are a helpful assistant. 请用广东话表达。<|endofprompt|>`): the default instruction, a space,
+    /// `instruction`, and `<|endofprompt|>`, unless `instruction` already carries `<|endofprompt|>`.
+    public static func instructionPrompt(_ instruction: String) -> String {
+        instruction.contains(endOfPrompt) ? instruction : defaultInstruction + " " + instruction + endOfPrompt
+    }
+
+    /// Ids of the LLM's prompt text: the voice's `instruction` when it has one (and then the LLM hears
+    /// no prompt speech), else its transcript after the default instruction.
+    public func promptTokens(transcript: String, instruction: String?) throws -> [Int] {
+        try tokenizer.encode(instruction.map(Self.instructionPrompt) ?? Self.promptText(transcript: transcript))
+    }
+
     /// Ids of the prompt text (instruction and transcript) and of the text to speak.
     public func tokens(transcript: String, text: String) throws -> (prompt: [Int], text: [Int]) {
-        (try tokenizer.encode(Self.promptText(transcript: transcript)), try tokenizer.encode(text))
+        (try promptTokens(transcript: transcript, instruction: nil), try tokenizer.encode(text))
     }
 }

@@ -105,6 +105,31 @@ import Text
         #expect(Frontend.promptText(transcript: "你好") == "You are a helpful assistant.<|endofprompt|>你好")
         #expect(Frontend.promptText(transcript: "Speak slowly.<|endofprompt|>你好") == "Speak slowly.<|endofprompt|>你好")
     }
+
+    @Test func instructionPromptIsUpstreamsInstruct2Prompt() {
+        // CosyVoice 3's README: inference_instruct2(..., 'You are a helpful assistant. 请用广东话表达。<|endofprompt|>', ...)
+        #expect(Frontend.instructionPrompt(Dialect.cantonese.instruction)
+                == "You are a helpful assistant. 请用广东话表达。<|endofprompt|>")
+        #expect(Frontend.instructionPrompt("Be brief.<|endofprompt|>") == "Be brief.<|endofprompt|>")
+    }
+}
+
+@Suite struct DialectTests {
+    @Test func namesInEnglishOrChinese() {
+        #expect(Dialect(name: "Cantonese") == .cantonese)
+        #expect(Dialect(name: "四川话") == .sichuanese)
+        #expect(Dialect(name: " shanghainese ") == .shanghainese)
+        #expect(Dialect(name: "klingon") == nil)
+        #expect(Dialect.allCases.count == 16)
+        #expect(Set(Dialect.allCases.map(\.chineseName)).count == 16)
+    }
+
+    @Test func instructionAndLanguageTag() {
+        #expect(Dialect.sichuanese.instruction == "请用四川话表达。")
+        #expect(Dialect.cantonese.languageTag == "yue")
+        #expect(Dialect.minnan.languageTag == "nan")
+        #expect(Dialect.tianjin.languageTag == "zh")
+    }
 }
 
 @Suite struct VoiceCatalogTests {
@@ -132,6 +157,28 @@ import Text
             try VoiceCatalog.add(prompt, id: "../escape", language: "zh", gender: .male, to: folder)
         }
         #expect(invalid.description.contains("letters, digits"))
+    }
+
+    @Test func keepsAVoicesInstruction() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        try VoiceCatalog.add(prompt, id: "mine-yue", language: "yue", gender: .female,
+                             instruction: Dialect.cantonese.instruction, to: folder)
+        try VoiceCatalog.add(prompt, id: "mine", language: "zh", gender: .female, to: folder)
+        let entries = try VoiceCatalog.entries(in: folder)
+        #expect(entries.map(\.instruction) == [nil, "请用广东话表达。"])
+
+        let empty = try #require(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "blank", language: "zh", gender: .male, instruction: "  ", to: folder)
+        }
+        #expect(empty.description.contains("instruction is empty"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("blank").path))
+
+        // A hand-edited voice.json with an empty instruction is refused when the catalog is read.
+        try Data(#"{"instruction": ""}"#.utf8).write(to: entries[1].folder.appendingPathComponent(VoiceCatalog.detailsFile))
+        let edited = try #require(throws: CosyVoiceError.self) { try VoiceCatalog.entries(in: folder) }
+        #expect(edited.description.contains("empty instruction"))
     }
 
     @Test func aVoiceBeingWrittenIsNotListedAndNoStagingIsLeftBehind() throws {

@@ -79,6 +79,45 @@ import Text
         #expect(difference <= 1e-4)
     }
 
+    /// upstream inference_instruct2 (how CosyVoice 3 speaks dialects): the LLM reads the instruction and
+    /// no prompt speech, the flow still the voice's tokens, mel and embedding.
+    @Test func followsAnInstructionLikeTheReference() async throws {
+        let golden = try TestResources.instructCase()
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try VoiceCatalog.add(voice, id: "yue", language: Dialect.cantonese.languageTag, gender: .female,
+                             instruction: Dialect.cantonese.instruction, to: folder)
+        let tokenizer = GoldenTokenizer(table: [
+            Frontend.instructionPrompt(Dialect.cantonese.instruction): golden.promptTextTokens,
+            Self.targetText: golden.textTokens,
+        ])
+        let engine = try CosyVoiceSynthesizer(
+            models: ModelFolder(url: TestResources.models), voicesFolder: folder, tokenizer: tokenizer,
+            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed))
+
+        let result = try engine.synthesize(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice,
+                                           usesPromptSpeech: false)
+        #expect(result.sampledTokens == golden.sampledTokens)
+        #expect(result.tokens == golden.tokens)
+        let audioDifference = maxAbsDifference(result.audio, try TestResources.floats("instruct-audio.f32"))
+        #expect(result.audio.count == golden.audioSamples)
+        #expect(audioDifference <= 1e-4)
+
+        // Through the shared protocol, the voice's instruction is what the LLM reads.
+        var chunks: [[Float]] = []
+        for try await chunk in engine.stream(SynthesisRequest(text: Self.targetText, voice: "yue")) {
+            chunks.append(chunk.samples)
+        }
+        #expect(chunks.map(\.count) == golden.chunkSamples)
+        let streamDifference = maxAbsDifference(chunks.flatMap { $0 }, try TestResources.floats("instruct-stream.f32"))
+        print("CosyVoice instruct2 parity: \(result.tokens.count) tokens equal: \(result.tokens == golden.tokens), "
+              + "audio max |diff| \(audioDifference), streamed max |diff| \(streamDifference)")
+        #expect(streamDifference <= 1e-4)
+        // The instruction changes what the LLM draws: the zero-shot case, same text, differs.
+        #expect(golden.sampledTokens != (try TestResources.goldenCase().sampledTokens))
+    }
+
     /// The seed app's fp16 bug: a backbone exported without keep_io_types returns a float16 KV cache
     /// (and float16 hidden states); the cache must go back in as float16, untouched.
     @Test func carriesAFloat16CacheThroughTheDecodeLoop() throws {

@@ -24,6 +24,22 @@ enum TestResources {
         try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("case.json")))
     }
 
+    /// The instruct2 case (an instruction as the LLM prompt, no prompt speech), with its streamed chunk sizes.
+    struct InstructCase: Decodable {
+        var promptTextTokens: [Int]
+        var textTokens: [Int]
+        var samplingSeed: UInt64
+        var noiseSeed: UInt64
+        var sampledTokens: [Int]
+        var tokens: [Int]
+        var audioSamples: Int
+        var chunkSamples: [Int]
+    }
+
+    static func instructCase() throws -> InstructCase {
+        try JSONDecoder().decode(InstructCase.self, from: Data(contentsOf: golden.appendingPathComponent("instruct.json")))
+    }
+
     static func floats(_ name: String) throws -> [Float] {
         let data = try Data(contentsOf: golden.appendingPathComponent(name))
         return data.withUnsafeBytes { raw in

@@ -43,6 +43,9 @@ MASK64 = (1 << 64) - 1
 N_FFT, HOP = 16, 4
 LOOKAHEAD = 3
 HOLDBACK_FRAMES = 8           # f0 predictor look-right 3 + conv_pre look-right 4 + 480 samples
+# "You are a helpful assistant. 请用广东话表达。<|endofprompt|>": upstream's Cantonese instruct2 prompt
+# (its README), as `chorus tokenize --cosyvoice3` encodes it with the Qwen2 vocabulary.
+INSTRUCTION_IDS = [2610, 525, 264, 10950, 17847, 13, 220, 14880, 11622, 102053, 57443, 102124, 1773, 151646]
 
 
 class SplitMix64:
@@ -311,16 +314,20 @@ def align_prompt(prompt_tokens, prompt_mel):
     return prompt_tokens[:count], prompt_mel[:2 * count]
 
 
-def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed):
+def synthesize(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed, llm_prompt_speech=True):
+    """llm_prompt_speech=False is upstream inference_instruct2 (frontend_instruct2 deletes the LLM's prompt
+    speech tokens; the prompt text is the instruction; the flow keeps the voice's tokens, mel and embedding)."""
     prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
-    raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed))
+    raw = llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens if llm_prompt_speech else [],
+                     SplitMix64(sampling_seed))
     tokens = drop_long_silences(raw)
     mel = flow_mel(models, tokens, prompt_tokens, prompt_mel, voice["embedding"], noise_seed)
     audio = vocode(models, mel)
     return raw, tokens, mel, audio
 
 
-def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed, on_chunk=None):
+def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed, noise_seed, on_chunk=None,
+                         llm_prompt_speech=True):
     """upstream CosyVoice2Model.tts(stream=True) with CosyVoice3Model.token2wav: hop 25 (+ prompt
     padding to a multiple of 25) doubling to 100, 3 lookahead tokens, the flow over all tokens so far,
     the vocoder over all mel so far, only new samples emitted (the last 8 mel frames held back).
@@ -361,7 +368,8 @@ def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed
             state["offset"] += this_hop
             state["hop"] = min(100, state["hop"] * 2)
 
-    llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens, SplitMix64(sampling_seed), on_token=on_token)
+    llm_tokens(models, prompt_text_ids, text_ids, prompt_tokens if llm_prompt_speech else [], SplitMix64(sampling_seed),
+               on_token=on_token)
     chunk(len(tokens), True)
     return tokens, chunks
 
@@ -418,6 +426,21 @@ if __name__ == "__main__":
         json.dump({"chunkSamples": [len(c) for c in chunks]}, f)
         f.write("\n")
     np.concatenate(chunks).astype("<f4").tofile(os.path.join(golden, "stream.f32"))
+    # The instruct2 case: upstream's Cantonese instruction as the LLM prompt, no prompt speech in the LLM.
+    instruct = {"promptTextTokens": INSTRUCTION_IDS, "textTokens": text_ids, "samplingSeed": 99, "noiseSeed": 0}
+    raw2, tokens2, mel2, audio2 = synthesize(models, INSTRUCTION_IDS, text_ids, voice, instruct["samplingSeed"],
+                                             instruct["noiseSeed"], llm_prompt_speech=False)
+    stream_tokens2, chunks2 = synthesize_streaming(models, INSTRUCTION_IDS, text_ids, voice, instruct["samplingSeed"],
+                                                   instruct["noiseSeed"], llm_prompt_speech=False)
+    assert stream_tokens2 == tokens2
+    instruct.update({"sampledTokens": raw2, "tokens": tokens2, "melShape": list(mel2.shape),
+                     "audioSamples": len(audio2), "chunkSamples": [len(c) for c in chunks2]})
+    with open(os.path.join(golden, "instruct.json"), "w") as f:
+        json.dump(instruct, f, indent=1)
+        f.write("\n")
+    audio2.astype("<f4").tofile(os.path.join(golden, "instruct-audio.f32"))
+    np.concatenate(chunks2).astype("<f4").tofile(os.path.join(golden, "instruct-stream.f32"))
+    print(f"instruct2: sampled {len(raw2)} tokens, audio {len(audio2)} samples, streamed {[len(c) for c in chunks2]}")
     silent = sum(1 for t in raw if t in SILENT_TOKENS)
     print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
           f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}; "
