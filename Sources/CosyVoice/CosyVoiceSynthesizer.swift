@@ -21,13 +21,19 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         /// too: the KV cache output grows every step, and the arena kept every size it had served
         /// (resident memory grew 3.5x the cache's own growth over 2,000 steps; without it, 1.07x).
         public var sessionOptions: SessionOptions
+        /// Whether streaming draws tokens on a thread of its own while the flow and the vocoder turn the
+        /// tokens so far into audio (upstream's `llm_job` thread). Off, the LLM waits for each chunk's audio.
+        /// The audio is the same either way: chunks are cut at fixed token counts.
+        public var overlapsStages: Bool
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
-                    sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false)) {
+                    sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
+                    overlapsStages: Bool = true) {
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed
             self.sessionOptions = sessionOptions
+            self.overlapsStages = overlapsStages
         }
     }
 
@@ -135,14 +141,43 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
                                 onChunk: ([Float]) throws -> Void) throws -> [Int] {
         let prompt = voice.aligned()
-        var random = SeededRandom(seed: configuration.samplingSeed)
+        let promptSpeech = usesPromptSpeech ? prompt.speechTokens : []
         var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
-        try languageModel.generate(promptText: promptText, text: text,
-                                   promptSpeech: usesPromptSpeech ? prompt.speechTokens : [],
-                                   sampling: configuration.sampling, random: &random) { token in
+        func add(_ token: Int) throws {
             try Task.checkCancellation()
             let audio = try stream.add(token)
             if !audio.isEmpty { try onChunk(audio) }
+        }
+        if configuration.overlapsStages {
+            let relay = TokenRelay()
+            let (languageModel, sampling, seed) = (languageModel, configuration.sampling, configuration.samplingSeed)
+            let thread = Thread {
+                var random = SeededRandom(seed: seed)
+                do {
+                    try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
+                                               sampling: sampling, random: &random, onToken: relay.push)
+                    relay.finish()
+                } catch {
+                    relay.finish(throwing: error)
+                }
+            }
+            thread.name = "CosyVoice LLM"
+            thread.stackSize = 8 << 20
+            thread.start()
+            // However this ends (done, failed, cancelled), the LLM stops at its next token and is waited for.
+            defer {
+                relay.stop()
+                relay.waitUntilFinished()
+            }
+            var taken = 0
+            while let fresh = try relay.tokens(after: taken, isCancelled: { Task.isCancelled }) {
+                taken += fresh.count
+                for token in fresh { try add(token) }
+            }
+        } else {
+            var random = SeededRandom(seed: configuration.samplingSeed)
+            try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
+                                       sampling: configuration.sampling, random: &random, onToken: add)
         }
         let rest = try stream.finish()
         if !rest.isEmpty { try onChunk(rest) }

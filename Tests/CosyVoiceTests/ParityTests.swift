@@ -22,7 +22,7 @@ import Text
 
     static let targetText = "你好，这是一个测试句子。"
 
-    func synthesizer(_ golden: TestResources.Case) throws -> CosyVoiceSynthesizer {
+    func synthesizer(_ golden: TestResources.Case, overlapsStages: Bool = true) throws -> CosyVoiceSynthesizer {
         let voice = try VoicePrompt(contentsOf: TestResources.voice)
         let tokenizer = GoldenTokenizer(table: [
             Frontend.promptText(transcript: voice.text): golden.promptTextTokens,
@@ -30,7 +30,8 @@ import Text
         ])
         return try CosyVoiceSynthesizer(
             models: ModelFolder(url: TestResources.models), voicesFolder: TestResources.root, tokenizer: tokenizer,
-            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed))
+            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed,
+                                 overlapsStages: overlapsStages))
     }
 
     @Test func matchesTheReferenceStageByStage() throws {
@@ -60,9 +61,10 @@ import Text
         #expect(again.audio == result.audio)
     }
 
-    @Test func streamsLikeTheReference() throws {
+    /// With the LLM on its own thread beside the flow and vocoder, and with the stages in turn.
+    @Test(arguments: [true, false]) func streamsLikeTheReference(overlapsStages: Bool) throws {
         let golden = try TestResources.goldenCase()
-        let engine = try synthesizer(golden)
+        let engine = try synthesizer(golden, overlapsStages: overlapsStages)
         let voice = try VoicePrompt(contentsOf: TestResources.voice)
         var chunks: [[Float]] = []
         let tokens = try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens,
@@ -77,6 +79,41 @@ import Text
         let difference = maxAbsDifference(streamed, reference)
         print("CosyVoice streaming parity: chunks \(chunks.map(\.count)), audio max |diff| \(difference)")
         #expect(difference <= 1e-4)
+    }
+
+    @Test func cancellingAStreamStopsTheLanguageModelThread() async throws {
+        let golden = try TestResources.goldenCase()
+        let engine = try synthesizer(golden)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let (firstChunk, arrived) = AsyncStream<Void>.makeStream()
+        let go = DispatchSemaphore(value: 0)
+        let consumer = Task {
+            var chunks = 0
+            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+                chunks += 1
+                arrived.yield()
+                // Holds this chunk's caller until the test has cancelled, so the stream cannot end first.
+                go.wait()
+            }
+            return chunks
+        }
+        for await _ in firstChunk { break }
+        consumer.cancel()
+        go.signal()
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+
+        // A chunk callback that throws ends the stream with its error; the engine then streams in full again.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+                throw Stop()
+            }
+        }
+        var samples = 0
+        try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) {
+            samples += $0.count
+        }
+        #expect(samples == (try TestResources.floats("stream.f32")).count)
     }
 
     /// upstream inference_instruct2 (how CosyVoice 3 speaks dialects): the LLM reads the instruction and
