@@ -18,6 +18,8 @@ enum TestResources {
         var tokens: [Int]
         var melShape: [Int]
         var audioSamples: Int
+        /// Streamed chunk sizes (the instruct case; the zero-shot case keeps them in stream.json).
+        var chunkSamples: [Int]?
     }
 
     static func goldenCase() throws -> Case {
@@ -25,19 +27,8 @@ enum TestResources {
     }
 
     /// The instruct2 case (an instruction as the LLM prompt, no prompt speech), with its streamed chunk sizes.
-    struct InstructCase: Decodable {
-        var promptTextTokens: [Int]
-        var textTokens: [Int]
-        var samplingSeed: UInt64
-        var noiseSeed: UInt64
-        var sampledTokens: [Int]
-        var tokens: [Int]
-        var audioSamples: Int
-        var chunkSamples: [Int]
-    }
-
-    static func instructCase() throws -> InstructCase {
-        try JSONDecoder().decode(InstructCase.self, from: Data(contentsOf: golden.appendingPathComponent("instruct.json")))
+    static func instructCase() throws -> Case {
+        try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("instruct.json")))
     }
 
     static func floats(_ name: String) throws -> [Float] {
