@@ -25,17 +25,35 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         /// tokens so far into audio (upstream's `llm_job` thread). Off, the LLM waits for each chunk's audio.
         /// The audio is the same either way: chunks are cut at fixed token counts.
         public var overlapsStages: Bool
+        /// Whether text goes through wetext's grammars first, as upstream does when wetext is installed.
+        public var textNormalization: TextNormalization
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
                     sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
-                    overlapsStages: Bool = true) {
+                    overlapsStages: Bool = true, textNormalization: TextNormalization = .automatic) {
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed
             self.sessionOptions = sessionOptions
             self.overlapsStages = overlapsStages
+            self.textNormalization = textNormalization
         }
     }
+
+    /// Where the wetext grammars come from.
+    public enum TextNormalization: Sendable {
+        /// `defaultTextNormalizerFolder` when scripts/setup.sh installed the grammars there; otherwise none,
+        /// which is upstream's path without a normaliser (Chinese digits reach the model as digits).
+        /// Grammars that are there but broken are an error, not a silent fallback.
+        case automatic
+        /// The grammars in this folder; loading fails when they are missing.
+        case wetext(folder: URL)
+        /// No wetext, whatever is installed.
+        case disabled
+    }
+
+    /// The default wetext folder: `<models root>/wetext` (see `ModelDirectory`).
+    public static var defaultTextNormalizerFolder: URL { ModelDirectory.folder(for: "wetext") }
 
     /// Everything one synthesis produced, stage by stage.
     public struct Result: Sendable {
@@ -107,7 +125,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         languageModel = LanguageModel(sessions: sessions)
         flow = FlowMatching(sessions: sessions)
         vocoder = Vocoder(sessions: sessions)
-        frontend = Frontend(tokenizer: tokenizer)
+        frontend = Frontend(tokenizer: tokenizer, wetext: try Self.loadWeText(configuration.textNormalization))
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
         let catalog = try VoiceCatalog.entries(in: voicesFolder)
@@ -184,16 +202,27 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         return stream.tokens
     }
 
-    /// Longest piece of text the LLM reads at once, in text tokens (upstream `split_paragraph`'s token_max_n).
-    public static let maximumTextTokens = 80
+    /// Longest piece of text the LLM reads at once (upstream `split_paragraph`'s token_max_n): tokens for
+    /// most text, code points for Chinese; a single sentence longer than this stays whole, as upstream.
+    public static let maximumTextTokens = CosyVoiceTextNormalizer.maximumLength
 
-    /// `text` cut at sentence ends into pieces of at most `maximumTextTokens` tokens, short sentences
-    /// packed together, as upstream's front end splits a paragraph before synthesising each piece.
-    func pieces(of text: String) -> [String] {
-        SentenceChunker(maxLength: Self.maximumTextTokens, measure: .tokens(of: frontend.tokenizer), packsSentences: true)
-            .split(text)
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .filter { !$0.isEmpty }
+    /// `text` normalised and cut into the pieces synthesised one after another, as upstream's
+    /// `text_normalize(text, split=True)` does (see `CosyVoiceTextNormalizer`).
+    func pieces(of text: String) throws -> [String] {
+        try frontend.pieces(of: text)
+    }
+
+    static func loadWeText(_ choice: TextNormalization) throws -> WeTextNormalizer? {
+        switch choice {
+        case .disabled:
+            return nil
+        case .wetext(let folder):
+            return try WeTextNormalizer(folder: folder)
+        case .automatic:
+            let folder = defaultTextNormalizerFolder
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(".complete").path) else { return nil }
+            return try WeTextNormalizer(folder: folder)
+        }
     }
 
     /// The voice folder `id` names (the default voice when `nil`).
@@ -218,7 +247,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     let voice = try voicePrompt(request.voice)
                     let instruction = try instruction(ofVoice: request.voice)
                     let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
-                    for piece in pieces(of: request.text) {
+                    for piece in try pieces(of: request.text) {
                         let text = try frontend.tokenizer.encode(piece)
                         if request.speed == 1 {
                             try streamSynthesis(promptText: prompt, text: text, voice: voice,

@@ -1,7 +1,8 @@
 import Foundation
 import Text
 
-/// The text front end: the prompt text upstream expects, and the token ids of prompt and target.
+/// The text front end: upstream's text normalisation and paragraph splitting, the prompt text upstream
+/// expects, and the token ids of prompt and target.
 ///
 /// CosyVoice 3 reads Qwen2 byte-level BPE ids with its added special tokens (`<|endofprompt|>` is
 /// 151646); `loadTokenizer(from:)` builds that tokenizer from a model folder's vocab.json and merges.txt.
@@ -13,9 +14,14 @@ public struct Frontend: Sendable {
 
     /// The tokenizer in use.
     public let tokenizer: any TextTokenizer
+    /// upstream `text_normalize`, with wetext when it is given.
+    public let normalizer: CosyVoiceTextNormalizer
 
-    public init(tokenizer: any TextTokenizer) {
+    /// A front end reading with `tokenizer`; `wetext` normalises text first (nil skips that step, as
+    /// upstream does when no normaliser is installed).
+    public init(tokenizer: any TextTokenizer, wetext: WeTextNormalizer? = nil) {
         self.tokenizer = tokenizer
+        self.normalizer = CosyVoiceTextNormalizer(wetext: wetext, tokenizer: tokenizer)
     }
 
     /// upstream `CosyVoice3Tokenizer`: the folder's Qwen2 tokenizer (with any `added_tokens_decoder` of
@@ -37,13 +43,24 @@ public struct Frontend: Sendable {
         instruction.contains(endOfPrompt) ? instruction : defaultInstruction + " " + instruction + endOfPrompt
     }
 
-    /// Ids of the LLM's prompt text: the voice's `instruction` when it has one (and then the LLM hears
-    /// no prompt speech), else its transcript after the default instruction.
-    public func promptTokens(transcript: String, instruction: String?) throws -> [Int] {
-        try tokenizer.encode(instruction.map(Self.instructionPrompt) ?? Self.promptText(transcript: transcript))
+    /// The text to speak, normalised and cut into the pieces synthesised one after another
+    /// (upstream `text_normalize(text, split=True)`).
+    public func pieces(of text: String) throws -> [String] {
+        try normalizer.pieces(of: text)
     }
 
-    /// Ids of the prompt text (instruction and transcript) and of the text to speak.
+    /// Ids of the LLM's prompt text: the voice's `instruction` when it has one (and then the LLM hears
+    /// no prompt speech), else its transcript after the default instruction.
+    ///
+    /// Upstream normalises a zero-shot prompt text with `split=False`; since it carries `<|endofprompt|>`,
+    /// the markup rule leaves it unchanged, and so does `normalized(_:)` here. `inference_instruct2`
+    /// does not normalise the instruction at all.
+    public func promptTokens(transcript: String, instruction: String?) throws -> [Int] {
+        if let instruction { return try tokenizer.encode(Self.instructionPrompt(instruction)) }
+        return try tokenizer.encode(normalizer.normalized(Self.promptText(transcript: transcript)))
+    }
+
+    /// Ids of the prompt text (instruction and transcript) and of one piece of text to speak.
     public func tokens(transcript: String, text: String) throws -> (prompt: [Int], text: [Int]) {
         (try promptTokens(transcript: transcript, instruction: nil), try tokenizer.encode(text))
     }

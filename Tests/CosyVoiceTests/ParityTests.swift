@@ -199,11 +199,11 @@ import Text
         #expect(faster.count == golden.audioSamples / 2)
 
         let long = String(repeating: "这是一个很长的句子，用来检查分段。", count: 12)
-        let pieces = engine.pieces(of: long)
+        let pieces = try engine.pieces(of: long)
         #expect(pieces.count > 1)
         #expect(pieces.joined() == long)
         #expect(pieces.allSatisfy { $0.count <= CosyVoiceSynthesizer.maximumTextTokens })
-        #expect(engine.pieces(of: Self.targetText) == [Self.targetText])
+        #expect(try engine.pieces(of: Self.targetText) == [Self.targetText])
 
         await #expect(throws: SpeechError.emptyText) {
             _ = try await engine.synthesize(SynthesisRequest(text: "  "))

@@ -151,7 +151,7 @@ CORPUS = [
 SPELL_NUMBERS = ["0", "00", "007", "1", "01", "5", "10", "11", "13", "19", "20", "21", "40", "99", "100", "101",
                  "110", "115", "200", "999", "1000", "1001", "1010", "1100", "1234", "2000", "2024", "10000",
                  "10001", "100000", "100001", "1000000", "1000001", "1234567", "1000000000", "987654321012",
-                 "1000000000000", "123456789012345678901234567890123456", "٣", "١٢", "²", "0001000"]
+                 "1000000000000", "123456789012345678901234567890123456", "1" + "0" * 36, "٣", "١٢", "²", "0001000", "٠٠٠5"]
 
 SPLIT_CASES = [
     ("zh", "一句话。"),
@@ -169,8 +169,9 @@ SPLIT_CASES = [
     ("en", "no punctuation at all"),
     ("en", "First. Second? Third! Fourth; Fifth: sixth"),
     ("en", "He said \"yes.\" She said \"no.\""),
-    ("en", "Short. " * 40),
-    ("en", "This is a fairly long sentence that carries quite a few tokens in it. " * 6 + "Tail."),
+    ("en", "Short. " * 100),
+    ("en", "This is a fairly long sentence that carries quite a few tokens in it. " * 12 + "Tail."),
+    ("en", "This is a fairly long sentence that carries quite a few tokens in it. " * 12 + "A tail of some length."),
     ("en", "Comma, separated, clauses, " * 15 + "end."),
 ]
 
