@@ -133,3 +133,8 @@ package.targets += [
                        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")]
     ),
 ]
+
+// wetext text normalisation benchmark (bench/wetext_bench.py runs it beside Python wetext).
+package.targets += [
+    .executableTarget(name: "WeTextBench", dependencies: ["Text"], path: "bench/WeTextBench"),
+]
