@@ -5,7 +5,8 @@ Both normalise every text of Tests/TextTestData/wetext/normalize.golden.json tha
 one call at a time, several passes, and the best pass counts; both check their outputs against the
 golden. Load time is the time to make a ready normaliser: for Chorus, reading the four grammars
 (Chinese and English tagger and verbalizer); for Python, importing wetext (which reads every grammar of
-the wheel, as any user pays) and constructing `Normalizer(remove_erhua=False)`, in a fresh process.
+the wheel, as any user pays) and constructing `Normalizer(remove_erhua=False)`, in a fresh process,
+and, for a like-for-like figure, kaldifst reading just the same four files.
 
   pip install wetext==0.1.8 kaldifst==1.8.3
   scripts/setup.sh                      # installs the grammars into $CHORUS_MODELS/wetext
@@ -23,6 +24,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "Tests", "TextTestData", "wetext", "normalize.golden.json")
 MODELS = os.environ.get("CHORUS_MODELS") or os.path.expanduser("~/.cache/chorus/models")
 
+# The same four grammars alone, read by kaldifst as wetext reads each of its graphs.
+LOAD_FOUR = """
+import sys, time
+import kaldifst
+start = time.perf_counter()
+for name in ("zh/tn/tagger.fst", "zh/tn/verbalizer.fst", "en/tn/tagger.fst", "en/tn/verbalizer.fst"):
+    kaldifst.TextNormalizer(sys.argv[1] + "/" + name)
+print(time.perf_counter() - start)
+"""
+
 LOAD_PYTHON = """
 import time
 start = time.perf_counter()
@@ -36,6 +47,8 @@ print(time.perf_counter() - start)
 def bench_python(texts, expected, repeats):
     load = float(subprocess.run([sys.executable, "-c", LOAD_PYTHON], check=True, capture_output=True,
                                 text=True).stdout)
+    four = float(subprocess.run([sys.executable, "-c", LOAD_FOUR, os.path.join(MODELS, "wetext")], check=True,
+                                capture_output=True, text=True).stdout)
     from wetext import Normalizer
     normalizer = Normalizer(remove_erhua=False)
     best, equal = float("inf"), 0
@@ -44,7 +57,7 @@ def bench_python(texts, expected, repeats):
         outputs = [normalizer.normalize(t) for t in texts]
         best = min(best, time.perf_counter() - start)
         equal = sum(o == e for o, e in zip(outputs, expected))
-    return best, load, equal
+    return best, load, four, equal
 
 
 def bench_chorus(repeats):
@@ -66,14 +79,15 @@ def main():
     texts = [c["text"] for c in cases]
     expected = [c["normalized"] for c in cases]
     chorus_seconds, chorus_load, chorus_equal, chorus_texts = bench_chorus(args.repeats)
-    python_seconds, python_load, python_equal = bench_python(texts, expected, args.repeats)
+    python_seconds, python_load, python_four, python_equal = bench_python(texts, expected, args.repeats)
     assert chorus_texts == len(texts)
     per = lambda seconds: seconds / len(texts) * 1e3  # noqa: E731
     print(f"{len(texts)} texts (Chinese and English), single thread, best of {args.repeats}")
     print(f"{'':<22}{'Chorus':>10}{'wetext':>10}{'ratio':>8}")
     print(f"{'ms per text':<22}{per(chorus_seconds):>10.3f}{per(python_seconds):>10.3f}"
           f"{python_seconds / chorus_seconds:>8.2f}")
-    print(f"{'load s':<22}{chorus_load:>10.3f}{python_load:>10.3f}{python_load / chorus_load:>8.2f}")
+    print(f"{'load s (import)':<22}{chorus_load:>10.3f}{python_load:>10.3f}{python_load / chorus_load:>8.2f}")
+    print(f"{'load s (same 4 files)':<22}{chorus_load:>10.3f}{python_four:>10.3f}{python_four / chorus_load:>8.2f}")
     print(f"{'outputs = golden':<22}{chorus_equal:>10}{python_equal:>10}")
     print("ratio = wetext time / Chorus time (above 1: Chorus is faster)")
 

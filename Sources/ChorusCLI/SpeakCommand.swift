@@ -1,5 +1,6 @@
 import ArgumentParser
 import Audio
+import CosyVoice
 import Foundation
 import Speech
 
@@ -58,6 +59,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let synthesizer = try engineOptions.load()
         let request = SynthesisRequest(text: text, voice: voice, speed: speed)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        if verbose, let cosyVoice = synthesizer as? CosyVoiceSynthesizer { Self.status(cosyVoice.textNormalizationNote + "\n") }
 
         let started = Date()
         let reportsProgress = verbose || text.count > 200

@@ -212,6 +212,13 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         try frontend.pieces(of: text)
     }
 
+    /// One line saying whether text goes through wetext, and how to turn it on when it does not.
+    public var textNormalizationNote: String {
+        if frontend.normalizer.wetext != nil { return "text normalisation: wetext grammars (numbers, dates, money spelt out)" }
+        return "text normalisation: without wetext (Chinese digits are read as written; English digits are "
+            + "spelt out); scripts/setup.sh installs the grammars in \(Self.defaultTextNormalizerFolder.path)"
+    }
+
     static func loadWeText(_ choice: TextNormalization) throws -> WeTextNormalizer? {
         switch choice {
         case .disabled:

@@ -169,3 +169,32 @@ struct FrontendStepTests {
         #expect(try normalizer.pieces(of: "   ") == [])
     }
 }
+
+@Suite("CosyVoice text normalisation choice")
+struct TextNormalizationChoiceTests {
+    func engine(_ choice: CosyVoiceSynthesizer.TextNormalization) throws -> CosyVoiceSynthesizer {
+        try CosyVoiceSynthesizer(models: ModelFolder(url: TestResources.models), voicesFolder: TestResources.root,
+                                 tokenizer: FrontendGolden.tokenizer, configuration: .init(textNormalization: choice))
+    }
+
+    @Test func disabledSkipsWeTextAndSaysSo() throws {
+        let engine = try engine(.disabled)
+        #expect(engine.frontend.normalizer.wetext == nil)
+        #expect(engine.textNormalizationNote.contains("without wetext"))
+        #expect(try engine.pieces(of: "今天是2024年。") == ["今天是2024年。"])
+    }
+
+    @Test func aNamedFolderMustHoldTheGrammars() {
+        let folder = URL(fileURLWithPath: "/nonexistent/wetext")
+        #expect(throws: WeTextError.missingGrammar(folder: folder.path, file: "zh/tn/tagger.fst")) {
+            try engine(.wetext(folder: folder))
+        }
+    }
+
+    @Test(.enabled(if: FrontendGolden.wetextInstalled, "wetext grammars not installed in $CHORUS_MODELS/wetext; run scripts/setup.sh"))
+    func installedGrammarsAreUsedByDefault() throws {
+        let engine = try engine(.automatic)
+        #expect(engine.frontend.normalizer.wetext != nil)
+        #expect(try engine.pieces(of: "今天是2024年。") == ["今天是二零二四年。"])
+    }
+}
