@@ -22,15 +22,18 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         /// (resident memory grew 3.5x the cache's own growth over 2,000 steps; without it, 1.07x).
         public var sessionOptions: SessionOptions
         /// Whether streaming draws tokens on a thread of its own while the flow and the vocoder turn the
-        /// tokens so far into audio (upstream's `llm_job` thread). Off, the LLM waits for each chunk's audio.
-        /// The audio is the same either way: chunks are cut at fixed token counts.
+        /// tokens so far into audio (upstream's `llm_job` thread); off, the LLM waits for each chunk's audio.
+        /// The audio is the same either way: chunks are cut at fixed token counts. Off by default: on this
+        /// project's 2-core machine each stage's runs already take both cores, and overlapping them gained
+        /// nothing (streamed in 50.1 vs 50.3 ms on the generated models) while the first chunk came later
+        /// (18.5 vs 12.6 ms; `python3 bench/cosyvoice_bench.py`). It may pay where cores sit idle.
         public var overlapsStages: Bool
         /// Whether text goes through wetext's grammars first, as upstream does when wetext is installed.
         public var textNormalization: TextNormalization
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
                     sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
-                    overlapsStages: Bool = true, textNormalization: TextNormalization = .automatic) {
+                    overlapsStages: Bool = false, textNormalization: TextNormalization = .automatic) {
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed

@@ -51,6 +51,7 @@ func measure() throws {
     let runs = Int(try option("--runs", "3")) ?? 3
 
     var configuration = CosyVoiceSynthesizer.Configuration(samplingSeed: input.samplingSeed, noiseSeed: input.noiseSeed)
+    configuration.overlapsStages = true
     configuration.sessionOptions.intraOpThreads = threads
     let engine = try CosyVoiceSynthesizer(models: ModelFolder(url: model), voicesFolder: voiceFolder.deletingLastPathComponent(),
                                           tokenizer: Frontend.loadTokenizer(from: model), configuration: configuration)
