@@ -25,8 +25,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         /// tokens so far into audio (upstream's `llm_job` thread); off, the LLM waits for each chunk's audio.
         /// The audio is the same either way: chunks are cut at fixed token counts. Off by default: on this
         /// project's 2-core machine each stage's runs already take both cores, and overlapping them gained
-        /// nothing (streamed in 50.1 vs 50.3 ms on the generated models) while the first chunk came later
-        /// (18.5 vs 12.6 ms; `python3 bench/cosyvoice_bench.py`). It may pay where cores sit idle.
+        /// little (streamed in 0.94-1.00x the time on the generated models, two runs) while the first chunk
+        /// came 1.5x later (16-19 vs 11-13 ms; `python3 bench/cosyvoice_bench.py`). It may pay where cores sit idle.
         public var overlapsStages: Bool
         /// Whether text goes through wetext's grammars first, as upstream does when wetext is installed.
         public var textNormalization: TextNormalization
