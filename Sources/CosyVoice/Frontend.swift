@@ -59,9 +59,4 @@ public struct Frontend: Sendable {
         if let instruction { return try tokenizer.encode(Self.instructionPrompt(instruction)) }
         return try tokenizer.encode(normalizer.normalized(Self.promptText(transcript: transcript)))
     }
-
-    /// Ids of the prompt text (instruction and transcript) and of one piece of text to speak.
-    public func tokens(transcript: String, text: String) throws -> (prompt: [Int], text: [Int]) {
-        (try promptTokens(transcript: transcript, instruction: nil), try tokenizer.encode(text))
-    }
 }

@@ -95,10 +95,10 @@ import Text
     @Test func tokenizerFromTheModelFolderMatchesEndOfPromptWhole() throws {
         let tokenizer = try Frontend.loadTokenizer(from: TestResources.models)
         let endOfPrompt = try #require(tokenizer.id(of: "<|endofprompt|>"))
-        let ids = try Frontend(tokenizer: tokenizer).tokens(transcript: "the", text: "in")
-        #expect(ids.prompt.filter { $0 == endOfPrompt }.count == 1)
-        #expect(try tokenizer.decode(ids.prompt) == "You are a helpful assistant.<|endofprompt|>the")
-        #expect(try tokenizer.decode(ids.text) == "in")
+        let prompt = try Frontend(tokenizer: tokenizer).promptTokens(transcript: "the", instruction: nil)
+        #expect(prompt.filter { $0 == endOfPrompt }.count == 1)
+        #expect(try tokenizer.decode(prompt) == "You are a helpful assistant.<|endofprompt|>the")
+        #expect(try tokenizer.decode(tokenizer.encode("in")) == "in")
     }
 
     @Test func promptTextGetsTheInstructionOnce() {
