@@ -1,140 +1,105 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers, lowest first; a target only ever imports the ones above it in this list.
-//   COnnxRuntime -> OnnxRuntime                      (ONNX Runtime, loaded at run time)
-//   Audio, DSP, Text                                 (pure Swift, no model knowledge)
-//   CEspeakNG -> Phonemizer                          (espeak-ng, a system library)
-//   Speech                                           (engine protocols and shared types)
-//   Kokoro, Piper, ...                               (one target per engine)
-//   Streaming                                        (playback pipeline and providers)
-//   chorus                                           (the command)
+// Every module name starts with "Chorus" (C shims with "CChorus") so none collides with an Apple
+// framework (Speech), a SwiftUI type (Text) or another package's module in an app that imports it.
+//
+// Layers, lowest first; a target imports only targets listed before it (DEVELOPING.md has the table).
+
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let webSocketClient = Target.Dependency.product(name: "WSClient", package: "swift-websocket")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+let hummingbirdWebSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+let alsaOnLinux = Target.Dependency.target(name: "CChorusAlsa", condition: .when(platforms: [.linux]))
+
 let package = Package(
     name: "Chorus",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
-        .library(name: "OnnxRuntime", targets: ["OnnxRuntime"]),
-        .library(name: "Audio", targets: ["Audio"]),
-        .library(name: "DSP", targets: ["DSP"]),
-        .library(name: "Text", targets: ["Text"]),
-        .library(name: "Phonemizer", targets: ["Phonemizer"]),
-        .library(name: "Speech", targets: ["Speech"]),
-        .library(name: "Kokoro", targets: ["Kokoro"]),
-        .library(name: "Piper", targets: ["Piper"]),
-        .library(name: "Streaming", targets: ["Streaming"]),
-        .library(name: "CosyVoice", targets: ["CosyVoice"]),
+        .library(name: "ChorusONNX", targets: ["ChorusONNX"]),
+        .library(name: "ChorusAudio", targets: ["ChorusAudio"]),
+        .library(name: "ChorusDSP", targets: ["ChorusDSP"]),
+        .library(name: "ChorusText", targets: ["ChorusText"]),
+        .library(name: "ChorusPhonemizer", targets: ["ChorusPhonemizer"]),
+        .library(name: "ChorusSpeech", targets: ["ChorusSpeech"]),
+        .library(name: "ChorusKokoro", targets: ["ChorusKokoro"]),
+        .library(name: "ChorusPiper", targets: ["ChorusPiper"]),
+        .library(name: "ChorusCosyVoice", targets: ["ChorusCosyVoice"]),
+        .library(name: "ChorusVAD", targets: ["ChorusVAD"]),
+        .library(name: "ChorusRecognition", targets: ["ChorusRecognition"]),
+        .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
+        // Cloud providers are a product of their own, so an app importing ChorusStreaming pulls in no NIO.
+        .library(name: "ChorusCloud", targets: ["ChorusCloud"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
         .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
-        .target(name: "COnnxRuntime"),
-        .target(name: "OnnxRuntime", dependencies: ["COnnxRuntime"]),
-        .target(name: "Audio"),
-        .target(name: "DSP"),
-        .target(name: "Text"),
-        .systemLibrary(
-            name: "CEspeakNG",
-            pkgConfig: "espeak-ng",
-            providers: [.apt(["libespeak-ng-dev"]), .brew(["espeak-ng"])]
-        ),
-        .target(name: "Phonemizer", dependencies: ["CEspeakNG"]),
-        .target(name: "Speech"),
-        .target(
-            name: "Kokoro",
-            dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text", "DSP",
-                           .product(name: "ZIPFoundation", package: "ZIPFoundation")]
-        ),
-        .target(name: "Piper", dependencies: ["Speech", "OnnxRuntime", "Phonemizer", "Text"]),
-        .target(name: "Streaming", dependencies: ["Speech", "Audio"]),
-        .target(name: "CosyVoice", dependencies: ["Speech", "OnnxRuntime", "Audio", "DSP", "Text"]),
-        .testTarget(name: "CosyVoiceTests", dependencies: ["CosyVoice", "Speech", "OnnxRuntime", "Text", "Piper"],
-                    resources: [.copy("Resources")]),
-        .executableTarget(
-            name: "ChorusCLI",
-            dependencies: ["Speech", "Audio", "DSP", "Text", "Kokoro", "Piper", "Streaming", "OnnxRuntime", "CosyVoice",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
-        ),
+        // System and C shims.
+        .target(name: "CChorusONNX"),
+        .systemLibrary(name: "CChorusEspeak", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"]), .brew(["espeak-ng"])]),
+        .systemLibrary(name: "CChorusAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
-        .executableTarget(name: "DSPBench", dependencies: ["Audio", "DSP"], path: "bench/DSPBench"),
-        .executableTarget(name: "TextBench", dependencies: ["Text"], path: "bench/TextBench"),
-        .executableTarget(name: "CosyVoiceBench", dependencies: ["CosyVoice", "OnnxRuntime"], path: "bench/CosyVoiceBench"),
-        .executableTarget(name: "ChorusBench", dependencies: ["Kokoro", "Piper", "Speech", "OnnxRuntime"]),
+        // Foundations: no model knowledge.
+        .target(name: "ChorusONNX", dependencies: ["CChorusONNX"]),
+        .target(name: "ChorusAudio"),
+        .target(name: "ChorusDSP"),
+        .target(name: "ChorusText"),
+        .target(name: "ChorusPhonemizer", dependencies: ["CChorusEspeak"]),
+        .target(name: "ChorusSpeech"),
 
-        .testTarget(name: "OnnxRuntimeTests", dependencies: ["OnnxRuntime"], resources: [.copy("Models")]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio"]),
-        .testTarget(name: "DSPTests", dependencies: ["DSP"], resources: [.copy("Golden")]),
-        .testTarget(name: "TextTests", dependencies: ["Text"]),
-        .testTarget(name: "PhonemizerTests", dependencies: ["Phonemizer"]),
-        .testTarget(name: "SpeechTests", dependencies: ["Speech"]),
-        .testTarget(name: "EngineTests", dependencies: ["Kokoro", "Piper", "Speech", "Audio"]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI"]),
-        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Speech", "Audio"]),
+        // Engines and listeners.
+        .target(name: "ChorusKokoro", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
+        .target(name: "ChorusPiper", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
+        .target(name: "ChorusCosyVoice", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
+        .target(name: "ChorusVAD", dependencies: ["ChorusONNX", "ChorusSpeech"]),
+        .target(name: "ChorusRecognition", dependencies: ["ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
+
+        // Playback and providers.
+        .target(name: "ChorusStreaming", dependencies: ["ChorusSpeech", "ChorusAudio", alsaOnLinux]),
+        .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+
+        // The command.
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", argumentParser]),
+
+        // Benchmarks (bench/*.py run them beside the Python references).
+        .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
+        .executableTarget(name: "DSPBench", dependencies: ["ChorusAudio", "ChorusDSP"], path: "bench/DSPBench"),
+        .executableTarget(name: "TextBench", dependencies: ["ChorusText"], path: "bench/TextBench"),
+        .executableTarget(name: "WeTextBench", dependencies: ["ChorusText"], path: "bench/WeTextBench"),
+        .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX"], path: "bench/CosyVoiceBench"),
+        .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
+
+        // Tests, one target per module.
+        .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
+        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"]),
+        .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
+        .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText"]),
+        .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
+        .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
+        .testTarget(name: "EngineTests", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"]),
+        .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusVADTests", dependencies: ["ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio"]),
+        .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio"]),
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Speech recognition (issue 7): Silero voice activity detection, the FastConformer CTC recogniser,
-// live transcription, and the `chorus vad` / `chorus transcribe` commands that use them.
-package.products += [
-    .library(name: "VAD", targets: ["VAD"]),
-    .library(name: "SpeechRecognition", targets: ["SpeechRecognition"]),
-]
-package.targets += [
-    .target(name: "VAD", dependencies: ["OnnxRuntime", "Speech"]),
-    .target(name: "SpeechRecognition", dependencies: ["VAD", "OnnxRuntime", "DSP", "Text", "Audio", "Speech"]),
-    .testTarget(name: "VADTests", dependencies: ["VAD", "Speech", "Audio"], resources: [.copy("Resources")]),
-    .testTarget(name: "SpeechRecognitionTests", dependencies: ["SpeechRecognition", "VAD", "Audio", "DSP", "OnnxRuntime"],
-                resources: [.copy("Resources")]),
-]
-package.targets.first { $0.name == "ChorusCLI" }!.dependencies += ["VAD", "SpeechRecognition"]
-package.targets.first { $0.name == "ChorusCLITests" }!.dependencies += ["Audio"]  // writes WAV inputs
-
-// Streaming: the ALSA device sink (Linux).
-package.targets += [
-    .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-]
-package.targets.first { $0.name == "Streaming" }!.dependencies += [
-    .target(name: "CAlsa", condition: .when(platforms: [.linux])),
-]
-package.targets += [
-    .executableTarget(name: "StreamingBench", dependencies: ["Streaming", "Kokoro", "Piper", "Speech"], path: "bench/StreamingBench"),
-]
-
-// Streaming's cloud providers, a product of their own so that an app importing `Streaming` pulls in no NIO.
-package.products += [.library(name: "StreamingCloud", targets: ["StreamingCloud"])]
-package.dependencies += [
-    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
-    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-    .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-]
-package.targets += [
-    .target(
-        name: "StreamingCloud",
-        dependencies: ["Streaming",
-                       .product(name: "Logging", package: "swift-log"),
-                       .product(name: "NIOCore", package: "swift-nio"),
-                       .product(name: "HTTPTypes", package: "swift-http-types"),
-                       .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                       .product(name: "WSClient", package: "swift-websocket")]
-    ),
-    .testTarget(
-        name: "StreamingCloudTests",
-        dependencies: ["StreamingCloud", "Streaming",
-                       .product(name: "Hummingbird", package: "hummingbird"),
-                       .product(name: "HummingbirdTesting", package: "hummingbird"),
-                       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")]
-    ),
-]
-
-// wetext text normalisation benchmark (bench/wetext_bench.py runs it beside Python wetext).
-package.targets += [
-    .executableTarget(name: "WeTextBench", dependencies: ["Text"], path: "bench/WeTextBench"),
-]

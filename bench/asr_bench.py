@@ -34,8 +34,8 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-TEST_MODEL = os.path.join(ROOT, "Tests", "SpeechRecognitionTests", "Resources", "fastconformer")
-CLIP = os.path.join(ROOT, "Tests", "VADTests", "Resources", "speech_pauses_16k.wav")
+TEST_MODEL = os.path.join(ROOT, "Tests", "ChorusRecognitionTests", "Resources", "fastconformer")
+CLIP = os.path.join(ROOT, "Tests", "ChorusVADTests", "Resources", "speech_pauses_16k.wav")
 CACHE = os.environ.get("CHORUS_BENCH_CACHE", os.path.expanduser("~/.cache/chorus/bench"))
 D, HEADS, FF, LAYERS, KERNEL, CHANNELS, VOCAB = 512, 8, 2048, 17, 9, 256, 1000
 BUCKETS = [800, 1600]

@@ -7,7 +7,7 @@ sampling), flow (10 Euler steps through the batch-2 estimator), vocoder (HiFT wi
 and streamed (time to the first chunk and to the last). Chorus also reports the time spent inside
 ONNX Runtime's Run, so the time its own code adds is visible ("outside").
 
-By default it runs on the generated test models (Tests/CosyVoiceTests/Resources): tiny networks, so
+By default it runs on the generated test models (Tests/ChorusCosyVoiceTests/Resources): tiny networks, so
 the numbers measure the code around the models far more than the models. Pass --model and --voice
 for a real export folder and voice.
 
@@ -16,8 +16,8 @@ for a real export folder and voice.
 
 Memory over a long decode (resident memory every 250 steps against the KV cache's own growth):
 
-    .build/release/CosyVoiceBench --model Tests/CosyVoiceTests/Resources/model \
-        --voice Tests/CosyVoiceTests/Resources/voice --case Tests/CosyVoiceTests/Resources/golden/case.json \
+    .build/release/CosyVoiceBench --model Tests/ChorusCosyVoiceTests/Resources/model \
+        --voice Tests/ChorusCosyVoiceTests/Resources/voice --case Tests/ChorusCosyVoiceTests/Resources/golden/case.json \
         --decode-steps 2000
 """
 import argparse
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts" / "testdata" / "cosyvoice"))
 import reference as ref  # noqa: E402
 
-RESOURCES = ROOT / "Tests" / "CosyVoiceTests" / "Resources"
+RESOURCES = ROOT / "Tests" / "ChorusCosyVoiceTests" / "Resources"
 
 
 def read_voice(folder):

@@ -27,7 +27,7 @@ import wave
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-CLIP = os.path.join(ROOT, "Tests", "VADTests", "Resources", "speech_pauses_16k.wav")
+CLIP = os.path.join(ROOT, "Tests", "ChorusVADTests", "Resources", "speech_pauses_16k.wav")
 
 
 def read_wav(path):

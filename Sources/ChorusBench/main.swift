@@ -2,10 +2,10 @@
 // of that time is spent inside ONNX Runtime's Run, as JSON for bench/tts_bench.py, which runs
 // the same model inputs through Python's onnxruntime in the same run for the ratio.
 import Foundation
-import Kokoro
-import OnnxRuntime
-import Piper
-import Speech
+import ChorusKokoro
+import ChorusONNX
+import ChorusPiper
+import ChorusSpeech
 
 struct Arguments {
     var engine = "kokoro"

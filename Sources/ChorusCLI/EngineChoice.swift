@@ -1,9 +1,9 @@
 import ArgumentParser
-import CosyVoice
+import ChorusCosyVoice
 import Foundation
-import Kokoro
-import Piper
-import Speech
+import ChorusKokoro
+import ChorusPiper
+import ChorusSpeech
 
 /// The engines the command can load, by their command-line names.
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {

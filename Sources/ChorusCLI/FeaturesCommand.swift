@@ -1,6 +1,6 @@
 import ArgumentParser
-import Audio
-import DSP
+import ChorusAudio
+import ChorusDSP
 import Foundation
 
 extension FeatureKind: ExpressibleByArgument {}

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Speech
-import Streaming
+import ChorusSpeech
+import ChorusStreaming
 
 /// The options of `chorus speak --stream`.
 struct StreamingSpeechOptions: ParsableArguments {

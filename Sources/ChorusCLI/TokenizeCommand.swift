@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Text
+import ChorusText
 
 /// `chorus tokenize`: text to token ids, or ids back to text, with a model's own tokenizer.
 struct TokenizeCommand: ParsableCommand {

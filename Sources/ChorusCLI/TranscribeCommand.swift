@@ -1,10 +1,10 @@
 import ArgumentParser
-import Audio
+import ChorusAudio
 import Foundation
-import OnnxRuntime
-import Speech
-import SpeechRecognition
-import VAD
+import ChorusONNX
+import ChorusSpeech
+import ChorusRecognition
+import ChorusVAD
 
 /// `chorus transcribe`: speech to text with a FastConformer CTC model, from a file or live from a stream.
 struct TranscribeCommand: AsyncParsableCommand {

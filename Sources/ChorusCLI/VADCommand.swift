@@ -1,7 +1,7 @@
 import ArgumentParser
-import Audio
+import ChorusAudio
 import Foundation
-import VAD
+import ChorusVAD
 
 /// `chorus vad`: where the speech is in a WAV file, by the Silero voice activity detector.
 struct VADCommand: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
-import Audio
-import CosyVoice
+import ChorusAudio
+import ChorusCosyVoice
 import Foundation
-import Speech
+import ChorusSpeech
 
 /// `chorus voice`: manage cloned voices.
 struct VoiceCommand: AsyncParsableCommand {

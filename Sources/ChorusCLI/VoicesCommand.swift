@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Speech
+import ChorusSpeech
 
 /// `chorus voices`: the voices of every installed engine.
 struct VoicesCommand: AsyncParsableCommand {

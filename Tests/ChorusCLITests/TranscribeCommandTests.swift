@@ -1,4 +1,4 @@
-import Audio
+import ChorusAudio
 import Foundation
 import Testing
 
@@ -6,7 +6,7 @@ import Testing
 /// (scripts/testdata/make_fastconformer_testdata.py).
 enum ToneModels {
     static let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("SpeechRecognitionTests/Resources")
+        .appendingPathComponent("ChorusRecognitionTests/Resources")
     static let folder = resources.appendingPathComponent("fastconformer").path
     static let clip = resources.appendingPathComponent("tone_sentence.wav")
 

@@ -1,4 +1,4 @@
-import Audio
+import ChorusAudio
 import Foundation
 import Testing
 
@@ -6,7 +6,7 @@ import Testing
 /// (scripts/testdata/make_vad_testdata.py).
 enum PauseClips {
     static let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("VADTests/Resources")
+        .appendingPathComponent("ChorusVADTests/Resources")
 
     struct Clip: Decodable {
         var file: String

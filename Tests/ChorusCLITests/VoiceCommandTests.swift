@@ -1,12 +1,12 @@
-import Audio
+import ChorusAudio
 import Foundation
 import Testing
 
 /// `chorus voice add` and `chorus speak --engine cosyvoice` on the generated CosyVoice test models
-/// (Tests/CosyVoiceTests/Resources/model), with a clip Chorus's own Piper voice speaks.
+/// (Tests/ChorusCosyVoiceTests/Resources/model), with a clip Chorus's own Piper voice speaks.
 @Suite struct VoiceCommandTests {
     static let testModels = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("CosyVoiceTests/Resources/model")
+        .appendingPathComponent("ChorusCosyVoiceTests/Resources/model")
 
     static let piperInstalled: Bool = {
         let root = ProcessInfo.processInfo.environment["CHORUS_MODELS"]

@@ -1,5 +1,5 @@
 import Foundation
-import Speech
+import ChorusSpeech
 import Testing
 
 /// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip

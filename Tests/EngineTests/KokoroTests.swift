@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import Kokoro
-import Speech
+@testable import ChorusKokoro
+import ChorusSpeech
 
 @Suite struct KokoroUnitTests {
     @Test func espeakDiphthongsBecomeKokoroLetters() {

@@ -1,8 +1,8 @@
 import Foundation
-import Phonemizer
+import ChorusPhonemizer
 import Testing
-@testable import Piper
-import Speech
+@testable import ChorusPiper
+import ChorusSpeech
 
 @Suite struct PiperUnitTests {
     @Test func clausesBecomeSentencesWithPiperPunctuation() {

@@ -1,9 +1,9 @@
 // CosyVoiceBench: times Chorus's CosyVoice pipeline stage by stage (LLM, flow, vocoder), whole and
 // streamed, and how much of it is spent inside ONNX Runtime's Run; prints JSON for
 // bench/cosyvoice_bench.py, which runs the Python reference on the same models in the same run.
-import CosyVoice
+import ChorusCosyVoice
 import Foundation
-import OnnxRuntime
+import ChorusONNX
 
 struct Case: Decodable {
     var promptTextTokens: [Int]

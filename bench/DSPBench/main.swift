@@ -1,5 +1,5 @@
-import Audio
-import DSP
+import ChorusAudio
+import ChorusDSP
 import Foundation
 
 // The Swift side of bench/dsp_bench.py, which runs it and the Python references in one run.

@@ -9,10 +9,10 @@
 //          and the gaps between scheduled pieces while the streamed paragraph plays.
 // soak:    streams the paragraph over and over in real time; prints resident memory each minute.
 import Foundation
-import Kokoro
-import Piper
-import Speech
-import Streaming
+import ChorusKokoro
+import ChorusPiper
+import ChorusSpeech
+import ChorusStreaming
 
 enum BenchError: Error { case usage(String) }
 

@@ -6,7 +6,7 @@
 // by U+001E. Prints one JSON line: bytes, tokens, best seconds over the repeats, MB/s, and the
 // seconds it took to load the tokenizer.
 import Foundation
-import Text
+import ChorusText
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {

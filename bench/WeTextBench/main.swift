@@ -6,7 +6,7 @@
 // Prints one JSON line: texts, outputs equal to the golden, best seconds over the repeats, and the
 // seconds it took to load the four grammars.
 import Foundation
-import Text
+import ChorusText
 
 struct Golden: Decodable {
     struct Case: Decodable { var text: String; var normalized: String? }

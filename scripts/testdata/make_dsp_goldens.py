@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Golden feature values for Tests/DSPTests, computed by the reference implementations themselves.
+"""Golden feature values for Tests/ChorusDSPTests, computed by the reference implementations themselves.
 
-Deterministic: the input signal is built from integer arithmetic only (Tests/DSPTests/TestSignal.swift
+Deterministic: the input signal is built from integer arithmetic only (Tests/ChorusDSPTests/TestSignal.swift
 builds the same int16 samples), and every reference is deterministic. Requires (PyPI):
     numpy librosa kaldi-native-fbank onnx-asr==0.12.0 onnxruntime
-Writes Tests/DSPTests/Golden/*.npy: float32 [k, 1 + F], column 0 the frame index, the rest that frame's
+Writes Tests/ChorusDSPTests/Golden/*.npy: float32 [k, 1 + F], column 0 the frame index, the rest that frame's
 features, for a handful of frames (edges, middle, end) so the files stay small.
 
     python3 scripts/testdata/make_dsp_goldens.py
@@ -17,7 +17,7 @@ import librosa
 import numpy as np
 import onnxruntime as ort
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "..", "Tests", "DSPTests", "Golden")
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "Tests", "ChorusDSPTests", "Golden")
 
 
 def test_signal(count, rate):

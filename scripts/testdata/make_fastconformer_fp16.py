@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes float16 variants of the generated FastConformer test encoder
-(Tests/SpeechRecognitionTests/Resources/fastconformer_fp16 and fastconformer_float64).
+(Tests/ChorusRecognitionTests/Resources/fastconformer_fp16 and fastconformer_float64).
 
 Exports for accelerators that run natively in half precision (the seed's Core ML package, ONNX models
 converted with keep_io_types=False) take float16 features and give float16 log-probabilities. This
@@ -25,7 +25,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESOURCES = os.path.join(HERE, "..", "..", "Tests", "SpeechRecognitionTests", "Resources")
+RESOURCES = os.path.join(HERE, "..", "..", "Tests", "ChorusRecognitionTests", "Resources")
 SOURCE = os.path.join(RESOURCES, "fastconformer", "encoder_T800.onnx")
 SUBSAMPLING = 8
 

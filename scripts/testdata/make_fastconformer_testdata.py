@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes small FastConformer-shaped CTC models, a test clip and the Python reference transcripts
-(Tests/SpeechRecognitionTests/Resources).
+(Tests/ChorusRecognitionTests/Resources).
 
 No FastConformer weights ship anywhere offline, so the models here have the real export's
 interface and a tiny body that makes the output depend on the audio in a known way:
@@ -45,7 +45,7 @@ import sentencepiece as spm
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "..", "Tests", "SpeechRecognitionTests", "Resources")
+OUT = os.path.join(HERE, "..", "..", "Tests", "ChorusRecognitionTests", "Resources")
 MODEL_DIR = os.path.join(OUT, "fastconformer")
 RATE = 16000
 BUCKETS = [80, 200, 400, 800, 1600, 2400, 4800]

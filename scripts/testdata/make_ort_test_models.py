@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the small ONNX models the OnnxRuntime tests run (Tests/OnnxRuntimeTests/Models).
+"""Writes the small ONNX models the OnnxRuntime tests run (Tests/ChorusONNXTests/Models).
 
 Deterministic: fixed weights, fixed ir_version and opset, no timestamps, so running it
 again reproduces the committed files byte for byte. Needs PyPI `onnx`.
@@ -12,7 +12,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(__file__), "..", "..", "Tests", "OnnxRuntimeTests", "Models")
+    os.path.dirname(__file__), "..", "..", "Tests", "ChorusOnnxRuntimeTests", "Models")
 
 
 def save(graph, name):

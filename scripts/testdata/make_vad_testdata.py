@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the VAD test audio and its golden segments (Tests/VADTests/Resources).
+"""Writes the VAD test audio and its golden segments (Tests/ChorusVADTests/Resources).
 
 Three sentences, each trimmed to its first and last audible sample, laid out between silences of
 known length, so the true speech boundaries are known to the sample. The sentences are spoken by
@@ -29,7 +29,7 @@ import numpy as np
 from scipy.signal import resample_poly
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-OUT = os.path.join(ROOT, "Tests", "VADTests", "Resources")
+OUT = os.path.join(ROOT, "Tests", "ChorusVADTests", "Resources")
 CHORUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "chorus")
 
 SENTENCES = [

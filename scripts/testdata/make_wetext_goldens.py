@@ -5,7 +5,7 @@ Output (JSON, UTF-8, keys sorted):
   Tests/TextTestData/wetext/normalize.golden.json
       per corpus text: wetext's language pick, the tagger's output, the reordered tokens and the
       normalised text, from the real wetext (0.1.8) on kaldifst (1.8.3).
-  Tests/CosyVoiceTests/Resources/frontend/frontend.golden.json
+  Tests/ChorusCosyVoiceTests/Resources/frontend/frontend.golden.json
       per corpus text: the pieces CosyVoice's `text_normalize(text, split=True)` gives and the text
       `text_normalize(text, split=False)` gives, both with wetext and without any normaliser; plus
       spell_out_number on number strings (inflect 7.6.0) and split_paragraph on fixed texts.
@@ -347,7 +347,7 @@ def main():
             numbers.append({"digits": number, "error": "NumOutOfRangeError"})
     splits = [{"language": lang, "text": text, "pieces": split_paragraph(text, tokenize, lang)}
               for lang, text in SPLIT_CASES]
-    folder = os.path.join(root, "Tests/CosyVoiceTests/Resources/frontend")
+    folder = os.path.join(root, "Tests/ChorusCosyVoiceTests/Resources/frontend")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "frontend.golden.json"), "w", encoding="utf-8") as f:
         json.dump({"inflect": "7.6.0", "cases": frontend_cases, "numbers": numbers, "splits": splits}, f,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes small stand-ins for the CosyVoice 3 ONNX files (Tests/CosyVoiceTests/Resources/model).
+"""Writes small stand-ins for the CosyVoice 3 ONNX files (Tests/ChorusCosyVoiceTests/Resources/model).
 
 Each file has the community export's exact file name, input and output names, element types
 and ranks (see ../../../../shared/reference/cosyvoice3.md, "The 12 ONNX files"): 896-wide LLM
@@ -33,7 +33,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    HERE, "..", "..", "..", "Tests", "CosyVoiceTests", "Resources", "model")
+    HERE, "..", "..", "..", "Tests", "ChorusCosyVoiceTests", "Resources", "model")
 
 HIDDEN = 896          # Qwen2-0.5B width, as the export has it
 LOGITS = 6761         # 6561 speech tokens + 200 stop ids

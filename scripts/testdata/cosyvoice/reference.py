@@ -6,13 +6,13 @@ generator.py CausalHiFTGenerator, cosyvoice/cli/model.py CosyVoice3Model) and ru
 export's 12 ONNX files.
 
 Run as a script it synthesises a fixed input with the generated test models and writes the golden
-files the Swift tests compare against (Tests/CosyVoiceTests/Resources/{voice,golden}):
+files the Swift tests compare against (Tests/ChorusCosyVoiceTests/Resources/{voice,golden}):
 
     python3 scripts/testdata/cosyvoice/make_models.py
     python3 scripts/testdata/cosyvoice/reference.py
 
 Randomness is drawn from `SplitMix64` below, which Chorus implements identically
-(Sources/CosyVoice/SeededRandom.swift), so both sides make the same draws:
+(Sources/ChorusCosyVoice/SeededRandom.swift), so both sides make the same draws:
   * uniform(): the top 53 bits of the next 64-bit output, times 2**-53, in [0, 1);
   * categorical(weights): r = uniform() * sum(weights) (summed in index order, float64), the first
     index whose running sum exceeds r;
@@ -32,7 +32,7 @@ import numpy as np
 import onnxruntime as ort
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESOURCES = os.path.join(HERE, "..", "..", "..", "Tests", "CosyVoiceTests", "Resources")
+RESOURCES = os.path.join(HERE, "..", "..", "..", "Tests", "ChorusCosyVoiceTests", "Resources")
 
 SPEECH_TOKENS = 6561
 SOS, EOS, TASK = 6561, 6562, 6563

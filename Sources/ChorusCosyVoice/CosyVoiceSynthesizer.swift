@@ -1,0 +1,282 @@
+import Foundation
+import ChorusONNX
+import ChorusSpeech
+import ChorusText
+
+/// CosyVoice 3 zero-shot voice cloning behind the shared speech protocol: text and a voice folder
+/// in, 24 kHz audio out, through the three stages `LanguageModel`, `FlowMatching` and `Vocoder`.
+public final class CosyVoiceSynthesizer: SpeechSynthesizer {
+    /// What can be tuned per engine instance.
+    public struct Configuration: Sendable {
+        /// How speech tokens are drawn.
+        public var sampling: Sampling
+        /// Seed of the token sampler; each request starts from it, so equal requests give equal audio.
+        public var samplingSeed: UInt64
+        /// Seed of the fixed flow noise.
+        public var noiseSeed: UInt64
+        /// Options of all 12 sessions. Spinning is off by default: the stages call their sessions in
+        /// turn (three per decode step), and each session's idle pool threads would otherwise spin and
+        /// take the cores from the next session's work (measured: HiFT on the test models 35-50 ms
+        /// without spinning, 150-500 ms with it, on a busy 2-core machine). The memory arena is off
+        /// too: the KV cache output grows every step, and the arena kept every size it had served
+        /// (resident memory grew 3.5x the cache's own growth over 2,000 steps; without it, 1.07x).
+        public var sessionOptions: SessionOptions
+        /// Whether streaming draws tokens on a thread of its own while the flow and the vocoder turn the
+        /// tokens so far into audio (upstream's `llm_job` thread); off, the LLM waits for each chunk's audio.
+        /// The audio is the same either way: chunks are cut at fixed token counts. Off by default: on this
+        /// project's 2-core machine each stage's runs already take both cores, and overlapping them gained
+        /// little (streamed in 0.94-1.00x the time on the generated models, two runs) while the first chunk
+        /// came 1.5x later (16-19 vs 11-13 ms; `python3 bench/cosyvoice_bench.py`). It may pay where cores sit idle.
+        public var overlapsStages: Bool
+        /// Whether text goes through wetext's grammars first, as upstream does when wetext is installed.
+        public var textNormalization: TextNormalization
+
+        public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
+                    sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
+                    overlapsStages: Bool = false, textNormalization: TextNormalization = .automatic) {
+            self.sampling = sampling
+            self.samplingSeed = samplingSeed
+            self.noiseSeed = noiseSeed
+            self.sessionOptions = sessionOptions
+            self.overlapsStages = overlapsStages
+            self.textNormalization = textNormalization
+        }
+    }
+
+    /// Where the wetext grammars come from.
+    public enum TextNormalization: Sendable {
+        /// `defaultTextNormalizerFolder` when scripts/setup.sh installed the grammars there; otherwise none,
+        /// which is upstream's path without a normaliser (Chinese digits reach the model as digits).
+        /// Grammars that are there but broken are an error, not a silent fallback.
+        case automatic
+        /// The grammars in this folder; loading fails when they are missing.
+        case wetext(folder: URL)
+        /// No wetext, whatever is installed.
+        case disabled
+    }
+
+    /// The default wetext folder: `<models root>/wetext` (see `ModelDirectory`).
+    public static var defaultTextNormalizerFolder: URL { ModelDirectory.folder(for: "wetext") }
+
+    /// Everything one synthesis produced, stage by stage.
+    public struct Result: Sendable {
+        /// Tokens as the LLM drew them.
+        public var sampledTokens: [Int]
+        /// Tokens after the silence filter, as the flow read them.
+        public var tokens: [Int]
+        public var mel: MelSpectrogram
+        public var audio: [Float]
+    }
+
+    public let engineName = "cosyvoice"
+    public let sampleRate = Vocoder.sampleRate
+    public let voices: [Voice]
+
+    /// The LLM stage.
+    public let languageModel: LanguageModel
+    /// The flow-matching stage.
+    public let flow: FlowMatching
+    /// The HiFT stage.
+    public let vocoder: Vocoder
+    /// The text front end.
+    public let frontend: Frontend
+    public let configuration: Configuration
+    /// The flow's initial noise, drawn as far as utterances need and kept for the engine's lifetime
+    /// (upstream draws it once when the model loads).
+    public let noise: FlowNoise
+    private let catalog: [String: VoiceCatalog.Entry]
+
+    /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).
+    public static var defaultFolder: URL { ModelDirectory.folder(for: "cosyvoice") }
+
+    /// Where the voices of a model folder live: its `voices` sub-folder.
+    public static func voicesFolder(of modelFolder: URL) -> URL {
+        modelFolder.appendingPathComponent("voices", isDirectory: true)
+    }
+
+    /// How to get the model, for the person whose folder is missing or incomplete.
+    public static func installHint(for folder: URL) -> String {
+        "Put the 12 ONNX files of the community export (huggingface.co/ayousanz/cosy-voice3-onnx) and the "
+            + "CosyVoice-BlankEN vocab.json and merges.txt in \(folder.path); for `chorus voice add` also "
+            + "campplus.onnx and speech_tokenizer_v3.onnx (FunAudioLLM/Fun-CosyVoice3-0.5B). Voices go in "
+            + "\(voicesFolder(of: folder).path)."
+    }
+
+    /// Loads the model folder `folder` (the default one when nil) with the voices in its `voices` sub-folder.
+    public convenience init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
+        let folder = folder ?? Self.defaultFolder
+        let models: ModelFolder
+        do {
+            models = try ModelFolder(url: folder)
+        } catch CosyVoiceError.missingModelFile(let name, _) {
+            throw SpeechError.modelMissing(engine: "cosyvoice", path: folder.appendingPathComponent(name).path,
+                                           remedy: Self.installHint(for: folder))
+        }
+        try self.init(models: models, voicesFolder: Self.voicesFolder(of: folder), configuration: configuration)
+    }
+
+    /// Loads the models and the tokenizer in `models` and the voices in the sub-folders of `voicesFolder`.
+    public convenience init(models: ModelFolder, voicesFolder: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(models: models, voicesFolder: voicesFolder, tokenizer: Frontend.loadTokenizer(from: models.url),
+                      configuration: configuration)
+    }
+
+    /// Loads the models in `models` and the voices in the sub-folders of `voicesFolder`; text is read with `tokenizer`.
+    public init(models: ModelFolder, voicesFolder: URL, tokenizer: any TextTokenizer,
+                configuration: Configuration = Configuration()) throws {
+        let sessions = try models.loadSessions(options: configuration.sessionOptions)
+        languageModel = LanguageModel(sessions: sessions)
+        flow = FlowMatching(sessions: sessions)
+        vocoder = Vocoder(sessions: sessions)
+        frontend = Frontend(tokenizer: tokenizer, wetext: try Self.loadWeText(configuration.textNormalization))
+        self.configuration = configuration
+        noise = FlowNoise(seed: configuration.noiseSeed)
+        let catalog = try VoiceCatalog.entries(in: voicesFolder)
+        voices = catalog.map(\.voice)
+        self.catalog = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0) })
+    }
+
+    /// Speaks token ids `text` in `voice`. `promptText` holds the ids of the voice's transcript after the
+    /// default instruction (zero-shot cloning, upstream `inference_zero_shot`); or, with `usesPromptSpeech`
+    /// false, the ids of an instruction such as a dialect's, and the LLM then hears none of the clip's
+    /// speech tokens (upstream `inference_instruct2`). The flow takes the clip's tokens, mel and embedding either way.
+    public func synthesize(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
+                           speed: Float = 1) throws -> Result {
+        let prompt = voice.aligned()
+        var random = SeededRandom(seed: configuration.samplingSeed)
+        let sampled = try languageModel.generate(promptText: promptText, text: text,
+                                                 promptSpeech: usesPromptSpeech ? prompt.speechTokens : [],
+                                                 sampling: configuration.sampling, random: &random)
+        let tokens = SilenceFilter.filter(sampled)
+        var mel = try flow.mel(tokens: tokens, voice: prompt, noise: noise)
+        if speed != 1 {
+            mel = mel.resampled(to: Int(Float(mel.frames) / speed))
+        }
+        return Result(sampledTokens: sampled, tokens: tokens, mel: mel, audio: try vocoder.audio(for: mel))
+    }
+
+    /// Speaks token ids `text` in `voice` as upstream streaming does (see `TokenHopSchedule`), calling
+    /// `onChunk` with each piece of audio as soon as it is ready; returns the tokens the flow read.
+    /// `promptText` and `usesPromptSpeech` are as for `synthesize`.
+    @discardableResult
+    public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
+                                onChunk: ([Float]) throws -> Void) throws -> [Int] {
+        let prompt = voice.aligned()
+        let promptSpeech = usesPromptSpeech ? prompt.speechTokens : []
+        var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
+        func add(_ token: Int) throws {
+            try Task.checkCancellation()
+            let audio = try stream.add(token)
+            if !audio.isEmpty { try onChunk(audio) }
+        }
+        if configuration.overlapsStages {
+            let relay = TokenRelay()
+            let (languageModel, sampling, seed) = (languageModel, configuration.sampling, configuration.samplingSeed)
+            let thread = Thread {
+                var random = SeededRandom(seed: seed)
+                do {
+                    try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
+                                               sampling: sampling, random: &random, onToken: relay.push)
+                    relay.finish()
+                } catch {
+                    relay.finish(throwing: error)
+                }
+            }
+            thread.name = "CosyVoice LLM"
+            thread.stackSize = 8 << 20
+            thread.start()
+            // However this ends (done, failed, cancelled), the LLM stops at its next token and is waited for.
+            defer {
+                relay.stop()
+                relay.waitUntilFinished()
+            }
+            var taken = 0
+            while let fresh = try relay.tokens(after: taken, isCancelled: { Task.isCancelled }) {
+                taken += fresh.count
+                for token in fresh { try add(token) }
+            }
+        } else {
+            var random = SeededRandom(seed: configuration.samplingSeed)
+            try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
+                                       sampling: configuration.sampling, random: &random, onToken: add)
+        }
+        let rest = try stream.finish()
+        if !rest.isEmpty { try onChunk(rest) }
+        return stream.tokens
+    }
+
+    /// Longest piece of text the LLM reads at once (upstream `split_paragraph`'s token_max_n): tokens for
+    /// most text, code points for Chinese; a single sentence longer than this stays whole, as upstream.
+    public static let maximumTextTokens = CosyVoiceTextNormalizer.maximumLength
+
+    /// `text` normalised and cut into the pieces synthesised one after another, as upstream's
+    /// `text_normalize(text, split=True)` does (see `CosyVoiceTextNormalizer`).
+    func pieces(of text: String) throws -> [String] {
+        try frontend.pieces(of: text)
+    }
+
+    /// One line saying whether text goes through wetext, and how to turn it on when it does not.
+    public var textNormalizationNote: String {
+        if frontend.normalizer.wetext != nil { return "text normalisation: wetext grammars (numbers, dates, money spelt out)" }
+        return "text normalisation: without wetext (Chinese digits are read as written; English digits are "
+            + "spelt out); scripts/setup.sh installs the grammars in \(Self.defaultTextNormalizerFolder.path)"
+    }
+
+    static func loadWeText(_ choice: TextNormalization) throws -> WeTextNormalizer? {
+        switch choice {
+        case .disabled:
+            return nil
+        case .wetext(let folder):
+            return try WeTextNormalizer(folder: folder)
+        case .automatic:
+            let folder = defaultTextNormalizerFolder
+            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(".complete").path) else { return nil }
+            return try WeTextNormalizer(folder: folder)
+        }
+    }
+
+    /// The voice folder `id` names (the default voice when `nil`).
+    public func voicePrompt(_ id: String?) throws -> VoicePrompt {
+        let voice = try self.voice(id)
+        return try VoicePrompt(contentsOf: catalog[voice.id]!.folder)
+    }
+
+    /// The instruction voice `id` (the default voice when `nil`) is spoken with, if it has one (see `VoiceCatalog`).
+    public func instruction(ofVoice id: String?) throws -> String? {
+        catalog[try voice(id).id]?.instruction
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                        throw SpeechError.emptyText
+                    }
+                    guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+                    let voice = try voicePrompt(request.voice)
+                    let instruction = try instruction(ofVoice: request.voice)
+                    let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
+                    for piece in try pieces(of: request.text) {
+                        let text = try frontend.tokenizer.encode(piece)
+                        if request.speed == 1 {
+                            try streamSynthesis(promptText: prompt, text: text, voice: voice,
+                                                usesPromptSpeech: instruction == nil) { samples in
+                                continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
+                            }
+                        } else {
+                            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                            let result = try synthesize(promptText: prompt, text: text, voice: voice,
+                                                        usesPromptSpeech: instruction == nil, speed: request.speed)
+                            continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import ChorusONNX
+import ChorusPhonemizer
+import ChorusSpeech
+import ChorusText
+
+/// Kokoro-82M text to speech: espeak-ng phonemes, a style vector per voice, 24 kHz audio.
+public final class KokoroSynthesizer: SpeechSynthesizer {
+    public let engineName = "kokoro"
+    public let sampleRate = 24_000
+    public let voices: [Voice]
+    /// The espeak-ng voice that phonemizes the text (the language spoken), "en-us" by default.
+    public let espeakVoice: String
+
+    private let session: InferenceSession
+    private let vocabulary: KokoroVocabulary
+    private let voicePack: KokoroVoicePack
+    private let phonemizer: EspeakPhonemizer
+
+    /// Text is phonemized and spoken in pieces of at most this many characters.
+    static let pieceLength = 300
+
+    /// The session options the model loads with unless told otherwise: the runtime's defaults without
+    /// the memory pattern, which is planned per input shape; every piece of text has its own length,
+    /// so the arena kept growing with blocks planned for earlier pieces (see `PiperSynthesizer`).
+    public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
+
+    /// The files of a Kokoro model folder.
+    public struct Files: Sendable {
+        public var model: URL
+        public var vocabulary: URL
+        public var voices: URL
+
+        /// The layout `scripts/setup.sh` installs: `kokoro-v1.0.int8.onnx`, `vocab.json`, `voices_ja.npz`.
+        public init(folder: URL) {
+            model = folder.appendingPathComponent("kokoro-v1.0.int8.onnx")
+            vocabulary = folder.appendingPathComponent("vocab.json")
+            voices = folder.appendingPathComponent("voices_ja.npz")
+        }
+    }
+
+    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in.
+    public init(files: Files = Files(folder: ModelDirectory.folder(for: "kokoro")), espeakVoice: String = "en-us",
+                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions) throws {
+        for file in [files.model, files.vocabulary, files.voices]
+        where !FileManager.default.fileExists(atPath: file.path) {
+            throw SpeechError.modelMissing(engine: "kokoro", path: file.path,
+                                           remedy: "Check the folder; the default model installs with `scripts/setup.sh`.")
+        }
+        vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
+        voicePack = try KokoroVoicePack(contentsOf: files.voices)
+        session = try InferenceSession(modelPath: files.model.path, options: options)
+        phonemizer = try EspeakPhonemizer.shared()
+        self.espeakVoice = espeakVoice
+        voices = voicePack.styles.keys.sorted().map(Self.describe)
+    }
+
+    /// Kokoro voice names start with a language letter and a gender letter (e.g. "jf_alpha": Japanese, female).
+    static func describe(_ name: String) -> Voice {
+        let letters = Array(name.prefix(2))
+        let languages: [Character: String] = [
+            "a": "en-US", "b": "en-GB", "j": "ja", "z": "zh", "e": "es", "f": "fr", "h": "hi", "i": "it", "p": "pt-BR",
+        ]
+        let language = letters.first.flatMap { languages[$0] } ?? "und"
+        let gender: Voice.Gender = letters.count > 1 ? (letters[1] == "f" ? .female : letters[1] == "m" ? .male : .unknown) : .unknown
+        return Voice(id: name, engine: "kokoro", language: language, gender: gender,
+                     summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
+    }
+
+    /// The audio of `request`, one model call per chunk, each made when the consumer asks for it, in
+    /// the consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        let utterance = Utterance(engine: self, request: request)
+        return AsyncThrowingStream { try await utterance.next() }
+    }
+
+    /// Where one `stream` is: the pieces of its text and the id sequences of the current piece.
+    ///
+    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
+    /// consumer, one call at a time, so its state is never touched concurrently.
+    private final class Utterance: @unchecked Sendable {
+        private let engine: KokoroSynthesizer
+        private let request: SynthesisRequest
+        private var voice: Voice?
+        private var pieces: [String] = []
+        private var nextPiece = 0
+        private var piece = ""
+        private var inputs: [[Int64]] = []
+        private var spoke = false
+
+        init(engine: KokoroSynthesizer, request: SynthesisRequest) {
+            self.engine = engine
+            self.request = request
+        }
+
+        func next() async throws -> AudioChunk? {
+            let voice = try self.voice ?? start()
+            while inputs.isEmpty {
+                guard nextPiece < pieces.count else {
+                    if !spoke { throw SpeechError.nothingToSpeak(request.text) }
+                    return nil
+                }
+                piece = pieces[nextPiece]
+                nextPiece += 1
+                inputs = try engine.modelInputs(forPiece: piece)
+            }
+            try Task.checkCancellation()
+            let samples = try await engine.speak(ids: inputs.removeFirst(), voice: voice.id, speed: request.speed)
+            spoke = true
+            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+        }
+
+        /// Checks the request and cuts its text into pieces.
+        private func start() throws -> Voice {
+            guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+            guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+            let voice = try engine.voice(request.voice)
+            self.voice = voice
+            pieces = KokoroSynthesizer.pieces(of: request.text)
+            return voice
+        }
+    }
+
+    /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id
+    /// limit and before the `[0] ... [0]` framing; for checking what the model is fed.
+    public func modelInputs(for text: String) throws -> [[Int64]] {
+        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
+    }
+
+    static func pieces(of text: String) -> [String] {
+        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    }
+
+    /// The id sequences for one piece of text.
+    func modelInputs(forPiece text: String) throws -> [[Int64]] {
+        let clauses = try phonemizer.phonemize(text, voice: espeakVoice, options: .init(tiesMultiLetterPhonemes: true))
+        // Each clause keeps its punctuation, which Kokoro uses for pauses and intonation.
+        let clauseIDs = clauses.map { clause -> [Int64] in
+            var phonemes = KokoroVocabulary.kokoroPhonemes(fromEspeak: clause.phonemes)
+            if let mark = clause.asciiTerminator { phonemes.append(mark) }
+            phonemes.append(" ")
+            return vocabulary.encode(phonemes)
+        }
+        return Self.pack(clauseIDs, limit: KokoroVocabulary.maxIDs, space: vocabulary.ids[" "])
+    }
+
+    /// Groups clauses into sequences of at most `limit` ids; a clause longer than that is cut at spaces.
+    static func pack(_ clauses: [[Int64]], limit: Int, space: Int64?) -> [[Int64]] {
+        var groups: [[Int64]] = []
+        var current: [Int64] = []
+        func flush() {
+            while current.last == space, !current.isEmpty { current.removeLast() }
+            if !current.isEmpty { groups.append(current) }
+            current = []
+        }
+        for clause in clauses {
+            if current.count + clause.count > limit { flush() }
+            if clause.count <= limit {
+                current += clause
+                continue
+            }
+            // One clause alone is too long: cut at the last space before the limit (or hard at the limit).
+            var rest = clause[...]
+            while rest.count > limit {
+                let window = rest.prefix(limit)
+                let cut = window.lastIndex(of: space ?? -1).map { $0 + 1 } ?? window.endIndex
+                current = Array(rest[rest.startIndex..<cut])
+                flush()
+                rest = rest[cut...]
+            }
+            current = Array(rest)
+        }
+        flush()
+        return groups
+    }
+
+    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.
+    func speak(ids: [Int64], voice: String, speed: Float) async throws -> [Float] {
+        let tokens = [0] + ids + [0]
+        let outputs = try await session.cancellableRun([
+            "tokens": Tensor(tokens, shape: [1, tokens.count]),
+            "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
+            "speed": Tensor(scalar: speed),
+        ])
+        guard let audio = outputs["audio"] ?? outputs.values.first else { return [] }
+        return try audio.floats()
+    }
+}

@@ -1,0 +1,50 @@
+import CChorusONNX
+
+/// How a session is built: threads, graph optimisation, memory arena, execution providers.
+public struct SessionOptions: Sendable, Equatable {
+    /// How much the runtime rewrites the graph before running it.
+    public enum OptimizationLevel: Sendable, Equatable {
+        case disabled, basic, extended, all
+        var onnx: GraphOptimizationLevel {
+            switch self {
+            case .disabled: ORT_DISABLE_ALL
+            case .basic: ORT_ENABLE_BASIC
+            case .extended: ORT_ENABLE_EXTENDED
+            case .all: ORT_ENABLE_ALL
+            }
+        }
+    }
+
+    /// Hardware back ends a session may use before falling back to the CPU.
+    public enum ExecutionProvider: String, Sendable, Equatable, CaseIterable {
+        case coreML = "CoreMLExecutionProvider"
+        case cuda = "CUDAExecutionProvider"
+    }
+
+    /// Threads inside one operator; `nil` lets the runtime choose (one per core).
+    public var intraOpThreads: Int?
+    /// Threads across independent operators; `nil` lets the runtime choose.
+    public var interOpThreads: Int?
+    public var optimizationLevel: OptimizationLevel
+    /// Whether idle intra-op threads spin waiting for work: lower latency, more CPU burnt. `nil` keeps the runtime's default.
+    public var allowSpinning: Bool?
+    /// Whether the CPU allocator keeps freed memory in an arena for reuse.
+    public var usesMemoryArena: Bool
+    /// Whether the runtime plans one block for all of a run's intermediate tensors from the input shapes.
+    public var usesMemoryPattern: Bool
+    /// Preferred accelerators, in order. Each is used only when the loaded library has it; the CPU is always there.
+    public var preferredProviders: [ExecutionProvider]
+
+    public init(
+        intraOpThreads: Int? = nil, interOpThreads: Int? = nil, optimizationLevel: OptimizationLevel = .all,
+        allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = []
+    ) {
+        self.intraOpThreads = intraOpThreads
+        self.interOpThreads = interOpThreads
+        self.optimizationLevel = optimizationLevel
+        self.allowSpinning = allowSpinning
+        self.usesMemoryArena = usesMemoryArena
+        self.usesMemoryPattern = usesMemoryPattern
+        self.preferredProviders = preferredProviders
+    }
+}

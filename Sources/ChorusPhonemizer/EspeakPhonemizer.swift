@@ -1,0 +1,111 @@
+import CChorusEspeak
+import Foundation
+
+/// Text to IPA through espeak-ng.
+///
+/// espeak-ng keeps global state and is not reentrant, so one instance serves the process
+/// and every call holds its lock.
+public final class EspeakPhonemizer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var currentVoice: String?
+
+    private static let sharedLock = NSLock()
+    nonisolated(unsafe) private static var sharedInstance: EspeakPhonemizer?
+
+    /// The process's phonemizer, starting espeak-ng on first use.
+    public static func shared() throws -> EspeakPhonemizer {
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        if let sharedInstance { return sharedInstance }
+        let instance = try EspeakPhonemizer()
+        sharedInstance = instance
+        return instance
+    }
+
+    private init() throws {
+        // Synchronous mode with no audio callback: only the text-to-phoneme translator is used.
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+        guard rate > 0 else {
+            throw PhonemizerError.espeakUnavailable(reason: "espeak_Initialize returned \(rate)")
+        }
+    }
+
+    /// How phonemes are written.
+    public struct Options: Sendable, Equatable {
+        /// Join the parts of diphthongs and affricates with U+200D (zero-width joiner), so a caller
+        /// can map "a‍ɪ" to one symbol; without it they are plain adjacent letters.
+        public var tiesMultiLetterPhonemes: Bool
+
+        public init(tiesMultiLetterPhonemes: Bool = false) {
+            self.tiesMultiLetterPhonemes = tiesMultiLetterPhonemes
+        }
+    }
+
+    /// The joiner placed between the letters of one phoneme when `tiesMultiLetterPhonemes` is set.
+    public static let tie: Character = "\u{200D}"
+
+    /// The clauses of `text` as IPA in espeak voice `voice` (e.g. "en-us"), each with its closing punctuation.
+    public func phonemize(_ text: String, voice: String, options: Options = Options()) throws -> [PhonemeClause] {
+        lock.lock()
+        defer { lock.unlock() }
+        if currentVoice != voice {
+            guard espeak_SetVoiceByName(voice) == EE_OK else { throw PhonemizerError.unknownVoice(voice) }
+            currentVoice = voice
+        }
+        var mode = Int32(espeakPHONEMES_IPA)
+        if options.tiesMultiLetterPhonemes {
+            mode |= Int32(espeakPHONEMES_TIE) | Int32(0x200D << 8)
+        }
+        let bytes = Array(text.utf8CString)
+        var clauses: [PhonemeClause] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            let start = UnsafeRawPointer(buffer.baseAddress!)
+            var cursor: UnsafeRawPointer? = start
+            while let clauseStart = cursor {
+                guard let phonemes = espeak_TextToPhonemes(&cursor, Int32(espeakCHARS_UTF8), mode) else { break }
+                // espeak-ng 1.51 does not report the clause's punctuation; recover it from the text it consumed.
+                let end = cursor.map { $0 - start } ?? (buffer.count - 1)
+                let consumed = String(decoding: buffer[(clauseStart - start)..<end].map { UInt8(bitPattern: $0) },
+                                      as: UTF8.self)
+                let terminator = Self.terminator(of: consumed, hasLookahead: cursor != nil)
+                let ipa = Self.clean(String(cString: phonemes))
+                if !ipa.isEmpty || terminator != nil {
+                    clauses.append(PhonemeClause(phonemes: ipa, terminator: terminator))
+                }
+            }
+        }
+        return clauses
+    }
+
+    /// The punctuation closing a clause, from the text espeak consumed for it. Except at the end of the
+    /// text, espeak has also read the first character of the next clause, which is skipped here.
+    static func terminator(of consumed: String, hasLookahead: Bool) -> Character? {
+        var text = Substring(consumed)
+        func trimSpaces() { while let last = text.last, last.isWhitespace { text.removeLast() } }
+        trimSpaces()
+        if hasLookahead, let last = text.last, !PhonemeClause.clauseMarks.contains(last) {
+            text.removeLast()
+            trimSpaces()
+        }
+        guard let last = text.last, PhonemeClause.clauseMarks.contains(last) else { return nil }
+        return last
+    }
+
+    /// Removes espeak's language-switch markers such as "(en)" and collapses whitespace.
+    static func clean(_ phonemes: String) -> String {
+        var output = ""
+        var insideMarker = false
+        for character in phonemes {
+            switch character {
+            case "(": insideMarker = true
+            case ")" where insideMarker: insideMarker = false
+            case _ where insideMarker: continue
+            case _ where character.isWhitespace:
+                if !output.isEmpty, output.last != " " { output.append(" ") }
+            default: output.append(character)
+            }
+        }
+        while output.last == " " { output.removeLast() }
+        return output
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import ChorusONNX
+import ChorusPhonemizer
+import ChorusSpeech
+import ChorusText
+
+/// Piper (VITS) text to speech: espeak-ng phonemes in, audio at the voice's rate out, a sentence at a time.
+public final class PiperSynthesizer: SpeechSynthesizer {
+    public let engineName = "piper"
+    public var sampleRate: Int { config.sampleRate }
+    public let voices: [Voice]
+    public let config: PiperVoiceConfig
+
+    private let session: InferenceSession
+    private let encoder: PiperPhonemeEncoder
+    private let phonemizer: EspeakPhonemizer
+    /// Seconds of silence between sentences, as Piper inserts them.
+    public let sentenceSilence: Double
+
+    /// Text longer than this many characters is phonemized and spoken a piece at a time.
+    static let pieceLength = 400
+
+    /// The session options a voice loads with unless told otherwise: the runtime's defaults without
+    /// the memory pattern. The pattern is planned per input shape and every sentence has its own
+    /// length, so the arena kept growing with blocks planned for earlier sentences (measured on the
+    /// six sentences of bench/tts_paragraph.txt spoken over and over: 128 MiB at start, 279 after 20
+    /// sentences, 357 after 40; without the pattern 237 after 20 and 241 after 60).
+    public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
+
+    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
+    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
+        self.sentenceSilence = sentenceSilence
+        let configURL = URL(fileURLWithPath: modelPath.path + ".json")
+        guard FileManager.default.fileExists(atPath: modelPath.path) else {
+            throw SpeechError.modelMissing(engine: "piper", path: modelPath.path,
+                                           remedy: "Check the path; the default voice installs with `scripts/setup.sh`.")
+        }
+        guard FileManager.default.fileExists(atPath: configURL.path) else {
+            throw SpeechError.modelMissing(engine: "piper", path: configURL.path,
+                                           remedy: "A Piper voice needs its .onnx.json next to the .onnx.")
+        }
+        config = try PiperVoiceConfig(contentsOf: configURL)
+        session = try InferenceSession(modelPath: modelPath.path, options: options)
+        encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
+        phonemizer = try EspeakPhonemizer.shared()
+        let id = modelPath.deletingPathExtension().lastPathComponent
+        voices = [Voice(id: id, engine: "piper", language: config.languageCode.replacingOccurrences(of: "_", with: "-"),
+                        gender: .male, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz")]
+    }
+
+    /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
+    public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
+        try self.init(modelPath: ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx"),
+                      options: options)
+    }
+
+    /// The audio of `request`, a sentence per chunk, each chunk but the last ending in
+    /// `sentenceSilence`. Each model call is made when the consumer asks for the chunk, in the
+    /// consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        let utterance = Utterance(engine: self, request: request)
+        return AsyncThrowingStream { try await utterance.next() }
+    }
+
+    /// Where one `stream` is: the pieces of its text and the id sequences not yet spoken.
+    ///
+    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
+    /// consumer, one call at a time, so its state is never touched concurrently.
+    private final class Utterance: @unchecked Sendable {
+        private let engine: PiperSynthesizer
+        private let request: SynthesisRequest
+        private var pieces: [String]?
+        private var nextPiece = 0
+        private var inputs: [(ids: [Int64], piece: String)] = []
+        private var spoke = false
+
+        init(engine: PiperSynthesizer, request: SynthesisRequest) {
+            self.engine = engine
+            self.request = request
+        }
+
+        func next() async throws -> AudioChunk? {
+            if pieces == nil {
+                try engine.validate(request)
+                pieces = PiperSynthesizer.pieces(of: request.text)
+            }
+            try fillInputs()
+            guard !inputs.isEmpty else {
+                if !spoke { throw SpeechError.nothingToSpeak(request.text) }
+                return nil
+            }
+            try Task.checkCancellation()
+            let (ids, piece) = inputs.removeFirst()
+            var samples = try await engine.speak(ids: ids, speed: request.speed)
+            spoke = true
+            // Silence goes between sentences, so only when another one follows.
+            try fillInputs()
+            if !inputs.isEmpty {
+                samples += [Float](repeating: 0, count: Int(engine.sentenceSilence * Double(engine.sampleRate)))
+            }
+            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+        }
+
+        /// Phonemizes pieces until a sentence is waiting or the text is used up.
+        private func fillInputs() throws {
+            while inputs.isEmpty, let pieces, nextPiece < pieces.count {
+                let piece = pieces[nextPiece]
+                nextPiece += 1
+                inputs = try engine.modelInputs(forPiece: piece).map { ($0, piece) }
+            }
+        }
+    }
+
+    private func validate(_ request: SynthesisRequest) throws {
+        guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+        guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+        _ = try voice(request.voice)
+    }
+
+    /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per
+    /// sentence, in order; for checking what the model is fed.
+    public func modelInputs(for text: String) throws -> [[Int64]] {
+        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
+    }
+
+    static func pieces(of text: String) -> [String] {
+        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    }
+
+    /// One id sequence per sentence of a piece of text.
+    func modelInputs(forPiece text: String) throws -> [[Int64]] {
+        let clauses = try phonemizer.phonemize(text, voice: config.espeakVoice)
+        return PiperPhonemeEncoder.sentences(from: clauses).map(encoder.encode)
+    }
+
+    /// One model call: a sentence's framed ids to samples.
+    func speak(ids: [Int64], speed: Float) async throws -> [Float] {
+        let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
+        let outputs = try await session.cancellableRun([
+            "input": Tensor(ids, shape: [1, ids.count]),
+            "input_lengths": Tensor(scalar: Int64(ids.count)),
+            "scales": Tensor(scales, shape: [3]),
+        ])
+        guard let audio = outputs["output"] ?? outputs.values.first else { return [] }
+        return try audio.floats()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import ChorusSpeech
+
+/// A `TTSProvider` over any local engine: speaks each sentence as soon as its text is complete,
+/// the first one in two pieces when it is long (see `SentenceSegmenter.FirstPiece`).
+///
+/// Synthesis is pulled: the next sentence is synthesised only when the pipeline asks for more
+/// audio, so the pipeline's backpressure also pauses the engine. The bytes are Float32 mono at the
+/// engine's rate, as the engine made them.
+public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
+    public let synthesizer: Synthesizer
+    /// The engine's voice id; nil for its default voice.
+    public var voice: String?
+    /// Speaking rate, 1 being natural.
+    public var speed: Float
+    /// The longest text handed to the engine at once, in characters.
+    public var maximumSentenceLength: Int
+    /// How a long first sentence is cut short so that speech starts sooner; nil speaks it whole.
+    public var firstPiece: SentenceSegmenter.FirstPiece?
+
+    public init(
+        synthesizer: Synthesizer, voice: String? = nil, speed: Float = 1, maximumSentenceLength: Int = 300,
+        firstPiece: SentenceSegmenter.FirstPiece? = SentenceSegmenter.FirstPiece()
+    ) {
+        self.synthesizer = synthesizer
+        self.voice = voice
+        self.speed = speed
+        self.maximumSentenceLength = maximumSentenceLength
+        self.firstPiece = firstPiece
+    }
+
+    public var outputFormat: AudioFormat {
+        AudioFormat(sampleRate: synthesizer.sampleRate, channels: 1, encoding: .float32)
+    }
+
+    public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
+        let synthesis = SentenceSynthesis(
+            synthesizer: synthesizer, voice: voice, speed: speed,
+            text: text, segmenter: SentenceSegmenter(maximumLength: maximumSentenceLength, firstPiece: firstPiece))
+        return AsyncThrowingStream { try await synthesis.nextAudio() }
+    }
+}
+
+/// The state of one `SynthesizerProvider` stream: text waiting to become sentences, sentences
+/// waiting to be spoken, and the engine stream of the sentence being spoken.
+///
+/// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `nextAudio` from one
+/// consumer, one call at a time, so its state is never touched concurrently.
+private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecked Sendable {
+    private let synthesizer: Synthesizer
+    private let voice: String?
+    private let speed: Float
+    private var text: AsyncStream<String>.Iterator
+    private var segmenter: SentenceSegmenter
+    private var sentences: [String] = []
+    private var textEnded = false
+    private var audio: AsyncThrowingStream<AudioChunk, any Error>.Iterator?
+
+    init(synthesizer: Synthesizer, voice: String?, speed: Float, text: AsyncStream<String>, segmenter: SentenceSegmenter) {
+        self.synthesizer = synthesizer
+        self.voice = voice
+        self.speed = speed
+        self.text = text.makeAsyncIterator()
+        self.segmenter = segmenter
+    }
+
+    /// The next piece of audio as Float32 bytes, or nil when all text is spoken.
+    func nextAudio() async throws -> Data? {
+        while true {
+            try Task.checkCancellation()
+            if var chunks = audio {
+                let chunk = try await chunks.next()
+                audio = chunks
+                if let chunk {
+                    if chunk.samples.isEmpty { continue }
+                    // Every platform Swift runs on is little-endian, so the native bytes are the wire bytes.
+                    return chunk.samples.withUnsafeBytes { Data($0) }
+                }
+                audio = nil
+            }
+            if !sentences.isEmpty {
+                let sentence = sentences.removeFirst()
+                audio = synthesizer.stream(SynthesisRequest(text: sentence, voice: voice, speed: speed)).makeAsyncIterator()
+                continue
+            }
+            if textEnded { return nil }
+            if let piece = await text.next() {
+                sentences += segmenter.append(piece)
+            } else {
+                try Task.checkCancellation()
+                textEnded = true
+                sentences += segmenter.finish()
+            }
+        }
+    }
+}
+
+extension SpeechSynthesizer {
+    /// A streaming provider that speaks with this engine; callable on `any SpeechSynthesizer`.
+    public func streamingProvider(voice: String? = nil, speed: Float = 1) -> any TTSProvider {
+        SynthesizerProvider(synthesizer: self, voice: voice, speed: speed)
+    }
+}

@@ -1,0 +1,94 @@
+import ChorusAudio
+import Foundation
+
+/// Writes the stream to a WAV file as it is produced, as fast as it comes.
+///
+/// The data goes to a hidden temporary file beside the target; `finish` fixes the header's sizes
+/// and renames it into place, so a reader never sees a half-written file under the final name.
+/// A stopped stream leaves no file.
+public final class WAVFileSink: AudioSink {
+    public let url: URL
+    public let sampleFormat: WAVSampleFormat
+    public var name: String { "WAV file \(url.path)" }
+    private let rate: Int?
+    private let state = Locked(State())
+
+    private struct State {
+        var handle: FileHandle?
+        var temporary: URL?
+        var format: SinkFormat?
+        var dataBytes = 0
+    }
+
+    /// - Parameter sampleRate: the rate to write at; nil keeps the provider's.
+    public init(url: URL, sampleFormat: WAVSampleFormat = .pcm16, sampleRate: Int? = nil) {
+        self.url = url
+        self.sampleFormat = sampleFormat
+        self.rate = sampleRate
+    }
+
+    public func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
+        let format = SinkFormat(sampleRate: rate ?? source.sampleRate, channels: source.channels)
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
+        let header = try WAVWriter.header(
+            sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: 0)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: header) else {
+            let reason = FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
+            throw AudioSinkError.cannotCreate(path: url.path, reason: reason)
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.seekToEnd()
+            state.withLock { $0 = State(handle: handle, temporary: temporary, format: format) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw AudioSinkError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
+        }
+        return format
+    }
+
+    public func schedule(_ samples: [Float], onPlayed: @escaping @Sendable () -> Void) async throws {
+        let bytes = Data(WAVWriter.encodeSamples(samples, format: sampleFormat))
+        try state.withLock { state in
+            guard let handle = state.handle else { throw AudioSinkError.notOpen(sink: name) }
+            do {
+                try handle.write(contentsOf: bytes)
+            } catch {
+                throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
+            }
+            state.dataBytes += bytes.count
+        }
+        onPlayed()
+    }
+
+    public func play() async throws {}
+
+    public func finish() async throws {
+        let closing = state.withLock { state in
+            defer { state = State() }
+            return state
+        }
+        guard let handle = closing.handle, let temporary = closing.temporary, let format = closing.format else { return }
+        do {
+            let header = try WAVWriter.header(
+                sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: closing.dataBytes)
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: header)
+            try handle.close()
+            try WAVWriter.moveIntoPlace(temporary, at: url)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
+        }
+    }
+
+    public func stop() async {
+        let closing = state.withLock { state in
+            defer { state = State() }
+            return state
+        }
+        try? closing.handle?.close()
+        if let temporary = closing.temporary { try? FileManager.default.removeItem(at: temporary) }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWebSocket
+import ChorusStreaming
+import Testing
+
+let testKey = "test-key-0123456789"
+
+/// The audio the fake services make for a text: deterministic 16-bit PCM, 240 samples per UTF-8 byte.
+enum FakeVoice {
+    static func pcm(for text: String) -> Data {
+        let count = 240 * text.utf8.count
+        let values = (0..<count).map { Int16(truncatingIfNeeded: $0 &* 37 &+ text.utf8.count &* 1000) }
+        return values.withUnsafeBytes { Data($0) }
+    }
+
+    /// `data` in pieces of `size` bytes; an odd size cuts samples in half.
+    static func pieces(_ data: Data, size: Int) -> [Data] {
+        stride(from: 0, to: data.count, by: size).map { data[$0..<min($0 + size, data.count)] }
+    }
+}
+
+/// What a fake server saw.
+struct ServerLog: Sendable {
+    var paths: [String] = []
+    var messages: [String] = []
+    var requests: [[String: String]] = []
+}
+
+final class Recorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var log = ServerLog()
+    func update(_ body: (inout ServerLog) -> Void) { lock.withLock { body(&log) } }
+    var snapshot: ServerLog { lock.withLock { log } }
+}
+
+/// How a fake service behaves.
+enum Behaviour: Sendable {
+    case normal
+    /// Pauses between pieces of audio.
+    case slow
+    /// Reports an error after the first piece of audio.
+    case errorMidStream
+    /// Ends the connection after the first piece of audio, without saying the audio is complete.
+    case dropMidStream
+}
+
+/// A local stand-in for ElevenLabs' stream-input WebSocket on 127.0.0.1.
+func withFakeElevenLabs(
+    _ behaviour: Behaviour = .normal, _ body: @Sendable (_ endpoint: String, _ recorder: Recorder) async throws -> Void
+) async throws {
+    let recorder = Recorder()
+    let app = Application(
+        router: Router(),
+        server: .http1WebSocketUpgrade { head, _, _ in
+            recorder.update { $0.paths.append(head.path ?? "") }
+            guard head.headerFields[HTTPField.Name("xi-api-key")!] == testKey,
+                  head.path?.hasPrefix("/v1/text-to-speech/voice-1/stream-input") == true else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                var audioMessages = 0
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let json) = message else { continue }
+                    recorder.update { $0.messages.append(json) }
+                    let fields = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+                    let text = fields?["text"] as? String ?? ""
+                    if text.isEmpty {
+                        try await outbound.write(.text(#"{"audio":null,"isFinal":true,"normalizedAlignment":null}"#))
+                        return
+                    }
+                    if text == " " { continue }
+                    for piece in FakeVoice.pieces(FakeVoice.pcm(for: text), size: 1_001) {
+                        if audioMessages == 1 && behaviour == .errorMidStream {
+                            try await outbound.write(.text(#"{"message":"Quota exceeded for key \#(testKey)","error":"quota_exceeded","code":1008}"#))
+                            return
+                        }
+                        if audioMessages == 1 && behaviour == .dropMidStream { return }
+                        try await outbound.write(.text(#"{"audio":"\#(piece.base64EncodedString())","isFinal":false}"#))
+                        audioMessages += 1
+                        if behaviour == .slow { try await Task.sleep(for: .milliseconds(3)) }
+                    }
+                }
+            }
+        },
+        configuration: .init(address: .hostname("127.0.0.1", port: 0))
+    )
+    try await app.test(.live) { client in
+        try await body("ws://127.0.0.1:\(client.port!)", recorder)
+    }
+}
+
+/// Thrown by the fake HTTP server to abort a response in the middle of its body.
+struct AbortResponse: Error {}
+
+/// A local stand-in for `POST /v1/audio/speech` on 127.0.0.1. The model name picks the behaviour:
+/// "fake-slow", "fake-error" (HTTP 500), "fake-drop" (the connection dies mid-body); anything else is normal.
+func withFakeOpenAI(_ body: @Sendable (_ baseURL: String, _ recorder: Recorder) async throws -> Void) async throws {
+    let recorder = Recorder()
+    let router = Router()
+    router.post("/v1/audio/speech") { request, _ -> Response in
+        guard request.headers[.authorization] == "Bearer \(testKey)" else {
+            return Response(
+                status: .unauthorized, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}}"#)))
+        }
+        let bytes = try await request.body.collect(upTo: 1 << 20)
+        let fields = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any] ?? [:]
+        let request = fields.mapValues { "\($0)" }
+        recorder.update { $0.requests.append(request) }
+        let model = request["model"] ?? ""
+        if model == "fake-error" {
+            return Response(
+                status: .internalServerError, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":{"message":"The server had an error while processing your request."}}"#)))
+        }
+        let pcm = FakeVoice.pcm(for: request["input"] ?? "")
+        return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody { writer in
+            for (index, piece) in FakeVoice.pieces(pcm, size: 333).enumerated() {
+                if model == "fake-drop" && index == 2 { throw AbortResponse() }
+                try await writer.write(ByteBuffer(bytes: piece))
+                if model == "fake-slow" { try await Task.sleep(for: .milliseconds(2)) }
+            }
+            try await writer.finish(nil)
+        })
+    }
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    try await app.test(.live) { client in
+        try await body("http://127.0.0.1:\(client.port!)/v1", recorder)
+    }
+}
+
+/// A clock whose sleeps end at once, so a clocked sink plays as fast as it is fed.
+struct ImmediateClock: Clock {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    var now: Instant { Instant(offset: .zero) }
+    var minimumResolution: Duration { .zero }
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        await Task.yield()
+    }
+}
+
+func textStream(_ pieces: [String]) -> AsyncStream<String> {
+    AsyncStream { continuation in
+        for piece in pieces { continuation.yield(piece) }
+        continuation.finish()
+    }
+}
+
+func collect(_ stream: AsyncThrowingStream<Data, any Error>) async throws -> Data {
+    var data = Data()
+    for try await piece in stream { data.append(piece) }
+    return data
+}

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+import ChorusSpeech
+import ChorusText
+@testable import ChorusCosyVoice
+
+@Suite struct ModelFolderTests {
+    func copyOfTestModels() throws -> URL {
+        let folder = try TestResources.temporaryFolder()
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestResources.models.path) {
+            try FileManager.default.copyItem(at: TestResources.models.appendingPathComponent(name),
+                                             to: folder.appendingPathComponent(name))
+        }
+        return folder
+    }
+
+    @Test func loadsAndChecksEveryTestModel() throws {
+        let sessions = try ModelFolder(url: TestResources.models).loadSessions()
+        #expect(sessions[.backboneDecode].input(named: "past_key_values")?.shape.count == 5)
+        #expect(sessions[.flowEstimator].input(named: "x")?.shape.first == .fixed(2))
+    }
+
+    @Test func namesTheMissingFile() throws {
+        let folder = try copyOfTestModels()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
+        #expect(throws: CosyVoiceError.missingModelFile(name: "hift_decoder_fp32.onnx", folder: folder.path)) {
+            try ModelFolder(url: folder)
+        }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("merges.txt"))
+        try FileManager.default.copyItem(at: TestResources.models.appendingPathComponent("hift_decoder_fp32.onnx"),
+                                         to: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
+        let error = try #require(throws: CosyVoiceError.self) { try ModelFolder(url: folder) }
+        #expect(error.description.contains("merges.txt"))
+    }
+
+    @Test func rejectsAModelWithTheWrongInterface() throws {
+        let folder = try copyOfTestModels()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("text_embedding_fp32.onnx")
+        try FileManager.default.removeItem(at: target)
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("campplus.onnx"), to: target)
+        let error = try #require(throws: CosyVoiceError.self) { try ModelFolder(url: folder).loadSessions() }
+        guard case .unexpectedSignature(let file, let problem) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(file == "text_embedding_fp32.onnx")
+        #expect(problem.contains("input_ids"))
+    }
+}
+
+@Suite struct VoicePromptTests {
+    @Test func readsTheSeedFormat() throws {
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        #expect(voice.speakerEmbedding.count == 192)
+        #expect(voice.speechTokens.count == 20)
+        #expect(voice.melFrames == 41)
+        #expect(voice.text == "希望你以后能够做的比我还好呦。")
+    }
+
+    @Test func roundTripsThroughAFolder() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let voice = VoicePrompt(speakerEmbedding: (0..<192).map { Float($0) * 0.5 - 3 }, speechTokens: [0, 6560, 42],
+                                mel: (0..<(80 * 6)).map { -Float($0) / 7 }, text: "粤语 test")
+        try voice.write(to: folder.appendingPathComponent("new"))
+        #expect(try VoicePrompt(contentsOf: folder.appendingPathComponent("new")) == voice)
+        let original = try VoicePrompt(contentsOf: TestResources.voice)
+        try original.write(to: folder.appendingPathComponent("copy"))
+        for file in VoicePrompt.File.allCases {
+            let a = try Data(contentsOf: TestResources.voice.appendingPathComponent(file.rawValue))
+            let b = try Data(contentsOf: folder.appendingPathComponent("copy").appendingPathComponent(file.rawValue))
+            #expect(a == b, "\(file.rawValue) written byte for byte")
+        }
+    }
+
+    @Test func alignsPromptMelAndTokens() {
+        let tokens = Array(0..<20)
+        let longMel = VoicePrompt(speakerEmbedding: [], speechTokens: tokens, mel: [Float](repeating: 0, count: 80 * 41), text: "x")
+        #expect(longMel.aligned().melFrames == 40)
+        #expect(longMel.aligned().speechTokens == tokens)
+        let shortMel = VoicePrompt(speakerEmbedding: [], speechTokens: tokens, mel: [Float](repeating: 0, count: 80 * 31), text: "x")
+        #expect(shortMel.aligned().speechTokens == Array(0..<15))
+        #expect(shortMel.aligned().melFrames == 30)
+    }
+
+    @Test func reportsBrokenFolders() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: CosyVoiceError.self) { try VoicePrompt(contentsOf: folder) }
+        #expect(error.description.contains("speaker_embedding.bin"))
+    }
+
+    @Test func tokenizerFromTheModelFolderMatchesEndOfPromptWhole() throws {
+        let tokenizer = try Frontend.loadTokenizer(from: TestResources.models)
+        let endOfPrompt = try #require(tokenizer.id(of: "<|endofprompt|>"))
+        let prompt = try Frontend(tokenizer: tokenizer).promptTokens(transcript: "the", instruction: nil)
+        #expect(prompt.filter { $0 == endOfPrompt }.count == 1)
+        #expect(try tokenizer.decode(prompt) == "You are a helpful assistant.<|endofprompt|>the")
+        #expect(try tokenizer.decode(tokenizer.encode("in")) == "in")
+    }
+
+    @Test func promptTextGetsTheInstructionOnce() {
+        #expect(Frontend.promptText(transcript: "你好") == "You are a helpful assistant.<|endofprompt|>你好")
+        #expect(Frontend.promptText(transcript: "Speak slowly.<|endofprompt|>你好") == "Speak slowly.<|endofprompt|>你好")
+    }
+
+    @Test func instructionPromptIsUpstreamsInstruct2Prompt() {
+        // CosyVoice 3's README: inference_instruct2(..., 'You are a helpful assistant. 请用广东话表达。<|endofprompt|>', ...)
+        #expect(Frontend.instructionPrompt(Dialect.cantonese.instruction)
+                == "You are a helpful assistant. 请用广东话表达。<|endofprompt|>")
+        #expect(Frontend.instructionPrompt("Be brief.<|endofprompt|>") == "Be brief.<|endofprompt|>")
+    }
+}
+
+@Suite struct DialectTests {
+    @Test func namesInEnglishOrChinese() {
+        #expect(Dialect(name: "Cantonese") == .cantonese)
+        #expect(Dialect(name: "四川话") == .sichuanese)
+        #expect(Dialect(name: " shanghainese ") == .shanghainese)
+        #expect(Dialect(name: "klingon") == nil)
+        #expect(Dialect.allCases.count == 16)
+        #expect(Set(Dialect.allCases.map(\.chineseName)).count == 16)
+    }
+
+    @Test func instructionAndLanguageTag() {
+        #expect(Dialect.sichuanese.instruction == "请用四川话表达。")
+        #expect(Dialect.cantonese.languageTag == "yue")
+        #expect(Dialect.minnan.languageTag == "nan")
+        #expect(Dialect.tianjin.languageTag == "zh")
+    }
+}
+
+@Suite struct VoiceCatalogTests {
+    @Test func addsAndListsVoicesWithTheirDetails() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        try VoiceCatalog.add(prompt, id: "longjiaxin_v3", language: "yue", gender: .female, summary: "Cantonese", to: folder)
+        try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("not-a-voice"), withIntermediateDirectories: true)
+        let entries = try VoiceCatalog.entries(in: folder)
+        #expect(entries.map(\.voice.id) == ["a-first", "longjiaxin_v3"])
+        #expect(entries[1].voice.language == "yue")
+        #expect(entries[1].voice.gender == .female)
+        #expect(entries[1].voice.summary == "Cantonese")
+        #expect(entries[1].duration == 0.8)          // 20 tokens at 25 per second
+        #expect(try VoicePrompt(contentsOf: entries[1].folder) == prompt)
+
+        #expect(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
+        }
+        try VoiceCatalog.add(prompt, id: "a-first", language: "en", gender: .male, to: folder, replacing: true)
+        #expect(try VoiceCatalog.entries(in: folder)[0].voice.language == "en")
+        let invalid = try #require(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "../escape", language: "zh", gender: .male, to: folder)
+        }
+        #expect(invalid.description.contains("letters, digits"))
+    }
+
+    @Test func keepsAVoicesInstruction() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        try VoiceCatalog.add(prompt, id: "mine-yue", language: "yue", gender: .female,
+                             instruction: Dialect.cantonese.instruction, to: folder)
+        try VoiceCatalog.add(prompt, id: "mine", language: "zh", gender: .female, to: folder)
+        let entries = try VoiceCatalog.entries(in: folder)
+        #expect(entries.map(\.instruction) == [nil, "请用广东话表达。"])
+
+        let empty = try #require(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "blank", language: "zh", gender: .male, instruction: "  ", to: folder)
+        }
+        #expect(empty.description.contains("instruction is empty"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("blank").path))
+
+        // A hand-edited voice.json with an empty instruction is refused when the catalog is read.
+        try Data(#"{"instruction": ""}"#.utf8).write(to: entries[1].folder.appendingPathComponent(VoiceCatalog.detailsFile))
+        let edited = try #require(throws: CosyVoiceError.self) { try VoiceCatalog.entries(in: folder) }
+        #expect(edited.description.contains("empty instruction"))
+    }
+
+    @Test func aVoiceBeingWrittenIsNotListedAndNoStagingIsLeftBehind() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        // What an interrupted add leaves: a complete-looking staging folder under a hidden name.
+        try prompt.write(to: folder.appendingPathComponent(".half.1234.partial"))
+        #expect(try VoiceCatalog.entries(in: folder).isEmpty)
+        try VoiceCatalog.add(prompt, id: "whole", language: "zh", gender: .female, to: folder)
+        try VoiceCatalog.add(prompt, id: "whole", language: "yue", gender: .female, to: folder, replacing: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == [".half.1234.partial", "whole"])
+        #expect(try VoiceCatalog.entries(in: folder).map(\.voice.language) == ["yue"])
+    }
+
+    @Test func aMissingModelFolderSaysHowToGetIt() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: SpeechError.self) { try CosyVoiceSynthesizer(folder: folder) }
+        #expect(error.description.contains("text_embedding_fp32.onnx"))
+        #expect(error.description.contains("ayousanz/cosy-voice3-onnx"))
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import ChorusSpeech
+import Testing
+import ChorusText
+@testable import ChorusCosyVoice
+
+/// Chorus against the Python reference (scripts/testdata/cosyvoice/reference.py) on the generated models:
+/// the same tokens, and mel and audio within 1e-4.
+@Suite struct ParityTests {
+    /// Maps the two texts of the golden case to the ids the reference used, as a real tokenizer would.
+    struct GoldenTokenizer: TextTokenizer {
+        var table: [String: [Int]]
+        func encode(_ text: String) throws -> [Int] {
+            // Pieces the table lacks (the sentence splitter measures parts) count one token per character.
+            table[text] ?? text.map { _ in 0 }
+        }
+        func decode(_ ids: [Int], skipsSpecialTokens: Bool) throws -> String { "" }
+        func id(of token: String) -> Int? { nil }
+        func token(of id: Int) -> String? { nil }
+        var vocabularySize: Int { 151_646 + 300 }
+    }
+
+    static let targetText = "你好，这是一个测试句子。"
+
+    func synthesizer(_ golden: TestResources.Case, overlapsStages: Bool = false) throws -> CosyVoiceSynthesizer {
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let tokenizer = GoldenTokenizer(table: [
+            Frontend.promptText(transcript: voice.text): golden.promptTextTokens,
+            Self.targetText: golden.textTokens,
+        ])
+        return try CosyVoiceSynthesizer(
+            models: ModelFolder(url: TestResources.models), voicesFolder: TestResources.root, tokenizer: tokenizer,
+            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed,
+                                 overlapsStages: overlapsStages))
+    }
+
+    @Test func matchesTheReferenceStageByStage() throws {
+        let golden = try TestResources.goldenCase()
+        let engine = try synthesizer(golden)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let result = try engine.synthesize(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice)
+
+        #expect(result.sampledTokens == golden.sampledTokens)
+        #expect(result.tokens == golden.tokens)
+        #expect(result.sampledTokens.count > result.tokens.count, "the golden case exercises the silence filter")
+
+        let mel = try TestResources.floats("mel.f32")
+        #expect([MelSpectrogram.bins, result.mel.frames] == golden.melShape)
+        let melDifference = maxAbsDifference(result.mel.values, mel)
+        let audio = try TestResources.floats("audio.f32")
+        #expect(result.audio.count == golden.audioSamples)
+        let audioDifference = maxAbsDifference(result.audio, audio)
+        print("CosyVoice parity: \(result.tokens.count) tokens equal: \(result.tokens == golden.tokens), "
+              + "mel max |diff| \(melDifference), audio max |diff| \(audioDifference)")
+        #expect(melDifference <= 1e-4)
+        #expect(audioDifference <= 1e-4)
+
+        // Again on the same engine: the KV cache now goes into kept buffers from the prefill on.
+        let again = try engine.synthesize(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice)
+        #expect(again.sampledTokens == golden.sampledTokens)
+        #expect(again.audio == result.audio)
+    }
+
+    /// With the LLM on its own thread beside the flow and vocoder, and with the stages in turn.
+    @Test(arguments: [true, false]) func streamsLikeTheReference(overlapsStages: Bool) throws {
+        let golden = try TestResources.goldenCase()
+        let engine = try synthesizer(golden, overlapsStages: overlapsStages)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        var chunks: [[Float]] = []
+        let tokens = try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens,
+                                                voice: voice) { chunks.append($0) }
+        #expect(tokens == golden.tokens)
+        let expected = try JSONDecoder().decode([String: [Int]].self,
+                                                from: Data(contentsOf: TestResources.golden.appendingPathComponent("stream.json")))
+        #expect(chunks.map(\.count) == expected["chunkSamples"])
+        let reference = try TestResources.floats("stream.f32")
+        let streamed = chunks.flatMap { $0 }
+        #expect(streamed.count == reference.count)
+        let difference = maxAbsDifference(streamed, reference)
+        print("CosyVoice streaming parity: chunks \(chunks.map(\.count)), audio max |diff| \(difference)")
+        #expect(difference <= 1e-4)
+    }
+
+    @Test(arguments: [true, false]) func cancellingOrFailingStopsTheStream(overlapsStages: Bool) async throws {
+        let golden = try TestResources.goldenCase()
+        let engine = try synthesizer(golden, overlapsStages: overlapsStages)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let consumer = Task {
+            var chunks = 0
+            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+                chunks += 1
+                // The task cancels itself at its first chunk: a cancel that lands mid-stream, with no other
+                // task to wait for (blocking here for one could starve the shared test threads).
+                withUnsafeCurrentTask { $0?.cancel() }
+            }
+            return chunks
+        }
+        await #expect(throws: CancellationError.self) { try await consumer.value }
+
+        // A chunk callback that throws ends the stream with its error; the engine then streams in full again.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+                throw Stop()
+            }
+        }
+        var samples = 0
+        try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) {
+            samples += $0.count
+        }
+        #expect(samples == (try TestResources.floats("stream.f32")).count)
+    }
+
+    /// upstream inference_instruct2 (how CosyVoice 3 speaks dialects): the LLM reads the instruction and
+    /// no prompt speech, the flow still the voice's tokens, mel and embedding.
+    @Test func followsAnInstructionLikeTheReference() async throws {
+        let golden = try TestResources.instructCase()
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try VoiceCatalog.add(voice, id: "yue", language: Dialect.cantonese.languageTag, gender: .female,
+                             instruction: Dialect.cantonese.instruction, to: folder)
+        let tokenizer = GoldenTokenizer(table: [
+            Frontend.instructionPrompt(Dialect.cantonese.instruction): golden.promptTextTokens,
+            Self.targetText: golden.textTokens,
+        ])
+        let engine = try CosyVoiceSynthesizer(
+            models: ModelFolder(url: TestResources.models), voicesFolder: folder, tokenizer: tokenizer,
+            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed))
+
+        let result = try engine.synthesize(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice,
+                                           usesPromptSpeech: false)
+        #expect(result.sampledTokens == golden.sampledTokens)
+        #expect(result.tokens == golden.tokens)
+        let audioDifference = maxAbsDifference(result.audio, try TestResources.floats("instruct-audio.f32"))
+        #expect(result.audio.count == golden.audioSamples)
+        #expect(audioDifference <= 1e-4)
+
+        // Through the shared protocol, the voice's instruction is what the LLM reads.
+        var chunks: [[Float]] = []
+        for try await chunk in engine.stream(SynthesisRequest(text: Self.targetText, voice: "yue")) {
+            chunks.append(chunk.samples)
+        }
+        #expect(chunks.map(\.count) == golden.chunkSamples)
+        let streamDifference = maxAbsDifference(chunks.flatMap { $0 }, try TestResources.floats("instruct-stream.f32"))
+        print("CosyVoice instruct2 parity: \(result.tokens.count) tokens equal: \(result.tokens == golden.tokens), "
+              + "audio max |diff| \(audioDifference), streamed max |diff| \(streamDifference)")
+        #expect(streamDifference <= 1e-4)
+        // The instruction changes what the LLM draws: the zero-shot case, same text, differs.
+        #expect(golden.sampledTokens != (try TestResources.goldenCase().sampledTokens))
+    }
+
+    /// The seed app's fp16 bug: a backbone exported without keep_io_types returns a float16 KV cache
+    /// (and float16 hidden states); the cache must go back in as float16, untouched.
+    @Test func carriesAFloat16CacheThroughTheDecodeLoop() throws {
+        let golden = try TestResources.goldenCase()
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: TestResources.models.path) {
+            let variant = TestResources.root.appendingPathComponent("backbone-fp16-io").appendingPathComponent(name)
+            let source = FileManager.default.fileExists(atPath: variant.path) ? variant
+                : TestResources.models.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(name))
+        }
+        let sessions = try ModelFolder(url: folder).loadSessions()
+        #expect(sessions[.backboneDecode].output(named: "new_past_key_values")?.elementType == .float16)
+        let voice = try VoicePrompt(contentsOf: TestResources.voice).aligned()
+        var random = SeededRandom(seed: golden.samplingSeed)
+        let tokens = try LanguageModel(sessions: sessions).generate(
+            promptText: golden.promptTextTokens, text: golden.textTokens, promptSpeech: voice.speechTokens, random: &random)
+        // float16 rounding moves the logits a little, so the draws may part from float32's sooner or later.
+        let agreeing = zip(tokens, golden.sampledTokens).prefix { $0 == $1 }.count
+        print("CosyVoice float16 cache: \(tokens.count) tokens, the first \(agreeing) as with float32")
+        #expect(agreeing >= 10)
+    }
+
+    @Test func speaksThroughTheSharedProtocol() async throws {
+        let golden = try TestResources.goldenCase()
+        let engine = try synthesizer(golden)
+        #expect(engine.voices.map(\.id) == ["voice"])
+        var chunks = 0
+        var samples: [Float] = []
+        for try await chunk in engine.stream(SynthesisRequest(text: Self.targetText)) {
+            #expect(chunk.sampleRate == 24_000)
+            chunks += 1
+            samples += chunk.samples
+        }
+        #expect(chunks == 3)
+        let streamed = try TestResources.floats("stream.f32")
+        #expect(maxAbsDifference(samples, streamed) <= 1e-4)
+
+        // Other speeds synthesise whole, the mel resampled before the vocoder.
+        let faster = try await engine.synthesize(SynthesisRequest(text: Self.targetText, speed: 2))
+        #expect(faster.count == golden.audioSamples / 2)
+
+        let long = String(repeating: "这是一个很长的句子，用来检查分段。", count: 12)
+        let pieces = try engine.pieces(of: long)
+        #expect(pieces.count > 1)
+        #expect(pieces.joined() == long)
+        #expect(pieces.allSatisfy { $0.count <= CosyVoiceSynthesizer.maximumTextTokens })
+        #expect(try engine.pieces(of: Self.targetText) == [Self.targetText])
+
+        await #expect(throws: SpeechError.emptyText) {
+            _ = try await engine.synthesize(SynthesisRequest(text: "  "))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import ChorusText
+
+/// Broken files get errors that name the file and say what is wrong.
+@Suite struct TokenizerErrorTests {
+    static func folder(_ files: [String: String]) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-text-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        for (name, content) in files { try Data(content.utf8).write(to: url.appendingPathComponent(name)) }
+        return url
+    }
+
+    static func message(_ body: () throws -> Void) -> String {
+        do {
+            try body()
+            return "no error"
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    static let vocabulary = #"{"a": 0, "b": 1, "ab": 2}"#
+
+    @Test func folderErrors() throws {
+        let noMerges = try Self.folder(["vocab.json": Self.vocabulary])
+        #expect(Self.message { _ = try BPETokenizer(folder: noMerges) }.contains("has no merges.txt"))
+
+        let badJSON = try Self.folder(["vocab.json": "{\"a\": 0,", "merges.txt": "a b\n"])
+        #expect(Self.message { _ = try BPETokenizer(folder: badJSON) }.contains("vocab.json is malformed: not valid JSON"))
+
+        let badLine = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": "#version: 0.2\na b c\n"])
+        #expect(Self.message { _ = try BPETokenizer(folder: badLine) }.contains("line 2"))
+
+        let unknownToken = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": "a c\n"])
+        #expect(Self.message { _ = try BPETokenizer(folder: unknownToken) }.contains("\"c\", which is not in the vocabulary"))
+
+        let badID = try Self.folder(["vocab.json": #"{"a": "zero"}"#, "merges.txt": ""])
+        #expect(Self.message { _ = try BPETokenizer(folder: badID) }.contains("has no non-negative integer id"))
+
+        let badClass = try Self.folder([
+            "vocab.json": Self.vocabulary, "merges.txt": "a b\n", "tokenizer_config.json": #"{"tokenizer_class": "BertTokenizer"}"#,
+        ])
+        #expect(Self.message { _ = try BPETokenizer(folder: badClass) }.contains("BertTokenizer"))
+    }
+
+    @Test func tokenizerJSONErrors() throws {
+        let wordPiece = try Self.folder(["tokenizer.json": #"{"model": {"type": "WordPiece", "vocab": {}}}"#])
+        #expect(Self.message { _ = try BPETokenizer(tokenizerJSON: wordPiece.appendingPathComponent("tokenizer.json")) }
+            .contains("model type WordPiece"))
+        let oddSplit = try Self.folder(["tokenizer.json": """
+            {"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+             "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+               {"type": "Split", "pattern": {"Regex": "\\\\w+"}, "behavior": "Isolated"},
+               {"type": "ByteLevel", "use_regex": false}]}}
+            """])
+        #expect(Self.message { _ = try BPETokenizer(tokenizerJSON: oddSplit.appendingPathComponent("tokenizer.json")) }
+            .contains("split expression"))
+    }
+
+    @Test func unknownBytesWithoutAnUnknownToken() throws {
+        let tokenizer = try BPETokenizer(
+            vocabulary: ["a": 0, "b": 1, "ab": 2], merges: [("a", "b")], pattern: .gpt2, normalization: .none)
+        #expect(try tokenizer.encode("abab") == [2, 2])
+        #expect(throws: TokenizerError.unknownToken("c")) { try tokenizer.encode("abc") }
+    }
+
+    @Test func sentencePieceErrors() throws {
+        #expect(Self.message { _ = try SentencePieceModel(serialized: [0x0A, 0x05, 0x01]) }.contains("runs past the end"))
+        #expect(Self.message { _ = try SentencePieceModel(serialized: Array("not a model".utf8)) }.contains("broken protobuf"))
+        #expect(Self.message { _ = try SentencePieceModel(serialized: []) }.contains("holds no pieces"))
+        let url = TestData.url("sentencepiece/botchan_en_bpe_1000.model")
+        let truncated = Array(try Data(contentsOf: url).prefix(5000))
+        #expect(Self.message { _ = try SentencePieceModel(serialized: truncated, source: "cut.model") }.contains("cut.model"))
+        #expect(Self.message { _ = try TokenizerLoader.load(URL(fileURLWithPath: "/tmp/none.model")) }.contains("/tmp/none.model"))
+    }
+
+    @Test func invalidUTF8() throws {
+        #expect(throws: TokenizerError.invalidUTF8(offset: 3)) { try TestData.gpt2.encode(utf8: [0x61, 0x62, 0x63, 0xE4, 0xB8]) }
+        #expect(throws: TokenizerError.invalidUTF8(offset: 1)) { try TestData.gpt2.encode(utf8: [0x61, 0xC0, 0x80]) }
+        #expect(try TestData.gpt2.encode(utf8: Array("Hello".utf8)) == [15496])
+    }
+
+    @Test func unknownIDs() throws {
+        let tokenizer = try SentencePieceTests.tokenizer("botchan_en_unigram_1000")
+        #expect(throws: TokenizerError.unknownID(1000)) { try tokenizer.decode([1000]) }
+    }
+}
