@@ -177,7 +177,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.
     func speak(ids: [Int64], voice: String, speed: Float) async throws -> [Float] {
         let tokens = [0] + ids + [0]
-        let outputs = try await session.cancellableRun([
+        let outputs = try await session.run([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),

@@ -79,19 +79,14 @@ public final class InferenceSession: @unchecked Sendable {
         try run(feeds, outputs: requested, options: nil)
     }
 
-    /// Runs like `run(_:outputs:)`, but stops early when the calling task is cancelled: the runtime
-    /// ends after the operator it is in and this throws `CancellationError`, so a cancelled caller
-    /// neither waits for a long run nor leaves one running behind it.
-    public func cancellableRun(_ feeds: [String: Tensor], outputs requested: [String]? = nil) async throws -> [String: Tensor] {
-        let termination = try RunTermination(runtime: runtime, model: modelPath)
-        return try await withTaskCancellationHandler {
-            do {
-                return try run(feeds, outputs: requested, options: termination.options)
-            } catch where termination.wasRequested {
-                throw CancellationError()
-            }
-        } onCancel: {
-            termination.terminate()
+    /// Runs like `run(_:outputs:)` on the shared `InferenceExecutor`, so the calling task suspends
+    /// instead of blocking one of Swift's shared threads, and stops early when the task is cancelled:
+    /// the runtime ends after the operator it is in and this throws `CancellationError`, so a cancelled
+    /// caller neither waits for a long run nor leaves one running behind it.
+    public func run(_ feeds: [String: Tensor], outputs requested: [String]? = nil,
+                    limit: RunLimit? = nil) async throws -> [String: Tensor] {
+        try await InferenceExecutor.shared.run(limit: limit) {
+            try self.run(feeds, outputs: requested, options: nil)
         }
     }
 
@@ -150,6 +145,10 @@ public final class InferenceSession: @unchecked Sendable {
         precondition(given.isEmpty || given.count == plan.outputPositions.count, "no outputs or one per planned output")
         let outputCount = plan.outputPositions.count
         let inputCount = inputs.count
+        // Inside an executor job, the job's run options carry its cancellation to the runtime.
+        let job = options == nil ? JobControl.current : nil
+        if job?.isCancelled == true { throw CancellationError() }
+        let options = try options ?? job?.termination(for: runtime, model: modelPath).options
         return try withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: inputCount) { values in
             values.initialize(repeating: nil)
             for (position, tensor) in zip(plan.inputPositions, feeds) {
@@ -172,6 +171,10 @@ public final class InferenceSession: @unchecked Sendable {
                     // Feeds and given outputs must outlive Run: the runtime reads and writes their memory during the call.
                     withExtendedLifetime(feeds) {}
                     withExtendedLifetime(given) {}
+                    if status != nil, job?.isCancelled == true {
+                        runtime.api.ReleaseStatus(status)
+                        throw CancellationError()
+                    }
                     try runtime.check(status, model: modelPath)
                     return try collect(results, plan: plan, given: given)
                 }

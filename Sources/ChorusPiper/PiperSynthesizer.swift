@@ -136,7 +136,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// One model call: a sentence's framed ids to samples.
     func speak(ids: [Int64], speed: Float) async throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
-        let outputs = try await session.cancellableRun([
+        let outputs = try await session.run([
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),

@@ -118,7 +118,7 @@ public struct CTCHead: Sendable {
                 ? try Tensor([Int32(features.frames)], shape: [1])
                 : try Tensor([Int64(features.frames)], shape: [1])
         }
-        guard let output = try session.run(feeds, outputs: [interface.output])[interface.output],
+        guard let output = try await session.run(feeds, outputs: [interface.output])[interface.output],
               output.shape.count == 3, output.shape[0] == 1
         else { throw RecognitionError.unexpectedModel(path: path, reason: "its output is not [1, frames, classes]") }
         let (frames, classes) = (output.shape[1], output.shape[2])

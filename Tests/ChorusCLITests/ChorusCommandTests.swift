@@ -19,37 +19,37 @@ struct ChorusProcess {
         return folder.appendingPathComponent("chorus")
     }
 
-    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> ChorusProcess {
+    /// Runs `chorus` with `arguments`, `input` on its standard input, and waits for it without holding
+    /// a thread: its output goes to files and the process's termination handler resumes the test.
+    static func running(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
+        -> ChorusProcess
+    {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (inURL, outURL, errURL) = (folder.appendingPathComponent("in"), folder.appendingPathComponent("out"),
+                                       folder.appendingPathComponent("err"))
+        try (input ?? Data()).write(to: inURL)
+        for url in [outURL, errURL] { try Data().write(to: url) }
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe(), stdin = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try stdin.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ChorusProcess(status: process.terminationStatus,
-                             standardOutput: String(decoding: outData, as: UTF8.self),
-                             standardError: String(decoding: errData, as: UTF8.self),
-                             crashed: process.terminationReason == .uncaughtSignal)
-    }
-
-    /// `run` on a thread of its own: waiting for the process then holds none of the few threads
-    /// that all async tests share, so tests running beside it are not starved.
-    static func running(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
-        -> ChorusProcess
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try run(arguments, input: input, environment: environment) })
+        process.standardInput = try FileHandle(forReadingFrom: inURL)
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        let (status, reason) = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
             }
         }
+        return ChorusProcess(status: status,
+                             standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                             standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+                             crashed: reason == .uncaughtSignal)
     }
 }
 

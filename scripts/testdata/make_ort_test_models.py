@@ -12,7 +12,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(__file__), "..", "..", "Tests", "ChorusOnnxRuntimeTests", "Models")
+    os.path.dirname(__file__), "..", "..", "Tests", "ChorusONNXTests", "Models")
 
 
 def save(graph, name):
@@ -75,6 +75,23 @@ def kv_feedback():
     save(helper.make_graph(nodes, "kv_feedback", [past, step], [present, total], [two, shape]), "kv_feedback.onnx")
 
 
+def slow_chain():
+    # y = x @ W @ W ... (48 times), x float [N, 256], W = 1/256 everywhere (made at run time, so the file
+    # stays small). Each MatMul is one operator, so a terminate flag is seen within one of them; N sets
+    # how long a run takes (N = 4096 is 25.8 GFLOP, tens of milliseconds here), for tests of cancellation and of the executor.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 256])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 256])
+    shape = numpy_helper.from_array(np.array([256, 256], np.int64), "shape")
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["w"],
+                              value=numpy_helper.from_array(np.array([1 / 256], np.float32)))]
+    previous = "x"
+    for index in range(48):
+        output = "y" if index == 47 else f"h{index}"
+        nodes.append(helper.make_node("MatMul", [previous, "w"], [output]))
+        previous = output
+    save(helper.make_graph(nodes, "slow_chain", [x], [y], [shape]), "slow_chain.onnx")
+
+
 def mixed_types():
     # The other element types the binding supports, each through a simple op:
     #   i32 int32 [3], i8 int8 [3], u8 uint8 [3], flag bool [3] -> i32_out = i32 + 1, i8_out = -i8, u8_out = u8, flag_out = not flag
@@ -98,6 +115,7 @@ if __name__ == "__main__":
     int64_gather()
     kv_feedback()
     mixed_types()
+    slow_chain()
     with open(os.path.join(OUT, "corrupt.onnx"), "wb") as f:
         # Not a protobuf: what a truncated download or a wrong file looks like to the runtime.
         f.write(b"this is not an onnx model\x00\x01\x02" * 4)

@@ -1,0 +1,225 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Dedicated threads that run blocking inference, so model calls never hold one of Swift's few
+/// shared concurrency threads.
+///
+/// `run` hands a blocking closure (one `Run`, a whole decode loop, a piece's synthesis) to one of
+/// the executor's threads and suspends the calling task until it is done, as swift-nio's
+/// `NIOThreadPool.runIfActive` does. While the closure runs, every `InferenceSession` run it makes
+/// uses the job's run options: cancelling the awaiting task raises ONNX Runtime's terminate flag, so
+/// the run in progress stops after its current operator and that run, and every later one of the job,
+/// throws `CancellationError`. Synchronous loops inside a job call `InferenceExecutor.checkCancellation()`.
+public final class InferenceExecutor: @unchecked Sendable {
+    /// The executor engines use unless given another: one thread per core, at least two, so two
+    /// engines (or a synthesis and a recognition) can be inside the runtime at once.
+    public static let shared = InferenceExecutor(
+        threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount), name: "chorus.inference")
+
+    /// How many jobs can run at once.
+    public let threadCount: Int
+
+    private let condition = NSCondition()
+    private var pending: [Job] = []
+    private var pendingStart = 0
+
+    /// An executor with `threadCount` threads named `name` (seen in debuggers and `top -H`); they
+    /// live as long as the process and sleep while there is no work.
+    public init(threadCount: Int, name: String) {
+        precondition(threadCount > 0, "an executor needs at least one thread")
+        self.threadCount = threadCount
+        for index in 0..<threadCount {
+            let thread = Thread { [self] in work() }
+            thread.name = "\(name).\(index)"
+            // The runtime and the engines' own loops keep little on the stack; 4 MB leaves room for both.
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on one of the executor's threads and returns what it returns.
+    ///
+    /// Throws `CancellationError` without running `body` when the task is cancelled before a thread
+    /// takes it; once `body` runs, cancellation stops its model runs (see the type's description).
+    /// With `limit`, the call first waits (suspended, not blocking) for one of the limit's places.
+    public func run<T: Sendable>(
+        limit: RunLimit? = nil, _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        if let limit { try await limit.acquire() }
+        defer { limit?.release() }
+        try Task.checkCancellation()
+        let control = JobControl()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+                enqueue(Job(control: control) {
+                    guard !control.isCancelled else {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    do {
+                        continuation.resume(returning: try body())
+                    } catch where control.isCancelled {
+                        continuation.resume(throwing: CancellationError())
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                })
+            }
+        } onCancel: {
+            control.cancel()
+        }
+    }
+
+    /// Throws `CancellationError` when the job running on this thread was cancelled; does nothing on
+    /// threads that are not running a job. The check to use in synchronous loops inside `run`.
+    public static func checkCancellation() throws {
+        if JobControl.current?.isCancelled == true { throw CancellationError() }
+    }
+
+    /// Whether the calling thread is one of an executor's, running a job.
+    public static var isInsideJob: Bool { JobControl.current != nil }
+
+    private struct Job {
+        let control: JobControl
+        let body: () -> Void
+    }
+
+    private func enqueue(_ job: Job) {
+        condition.lock()
+        pending.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while pendingStart == pending.count { condition.wait() }
+            let job = pending[pendingStart]
+            pendingStart += 1
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            condition.unlock()
+            JobControl.current = job.control
+            job.body()
+            JobControl.current = nil
+        }
+    }
+}
+
+/// A limit on how many of one engine's jobs run at once, shared by everything that engine runs;
+/// callers past the limit wait suspended, in arrival order.
+public final class RunLimit: @unchecked Sendable {
+    /// Jobs allowed at once.
+    public let maximum: Int
+    private let lock = NSLock()
+    private var running = 0
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var nextID: UInt64 = 0
+
+    /// A limit of `maximum` jobs at once (at least one).
+    public init(maximum: Int) {
+        precondition(maximum > 0, "a run limit admits at least one job")
+        self.maximum = maximum
+    }
+
+    /// Jobs holding a place now.
+    public var active: Int { lock.withLock { running } }
+
+    func acquire() async throws {
+        let id: UInt64 = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                let admitted: Bool? = lock.withLock {
+                    if running < maximum {
+                        running += 1
+                        return true
+                    }
+                    // A cancel that came before this point found nothing to remove: it is seen here instead.
+                    if Task.isCancelled { return nil }
+                    waiting.append((id, continuation))
+                    return false
+                }
+                switch admitted {
+                case true?: continuation.resume()
+                case nil: continuation.resume(throwing: CancellationError())
+                case false?: break
+                }
+            }
+        } onCancel: {
+            let cancelled: CheckedContinuation<Void, Error>? = lock.withLock {
+                guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiting.remove(at: index).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    func release() {
+        let next: CheckedContinuation<Void, Error>? = lock.withLock {
+            guard !waiting.isEmpty else {
+                running -= 1
+                return nil
+            }
+            // The place passes straight to the next waiter; `running` stays the same.
+            return waiting.removeFirst().continuation
+        }
+        next?.resume()
+    }
+}
+
+/// The cancellation state of one job, and the run options its model runs share: one set per
+/// runtime, made on the first run, with the terminate flag raised on all of them when cancelled.
+final class JobControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancelled = false
+    private var terminations: [ObjectIdentifier: RunTermination] = [:]
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    func cancel() {
+        let raised: [RunTermination] = lock.withLock {
+            cancelled = true
+            return Array(terminations.values)
+        }
+        raised.forEach { $0.terminate() }
+    }
+
+    /// The run options for runs on `runtime` inside this job (terminated already if the job was cancelled).
+    func termination(for runtime: OnnxRuntime, model: String) throws -> RunTermination {
+        let key = ObjectIdentifier(runtime)
+        if let existing = lock.withLock({ terminations[key] }) { return existing }
+        let made = try RunTermination(runtime: runtime, model: model)
+        let (kept, raise): (RunTermination, Bool) = lock.withLock {
+            if let existing = terminations[key] { return (existing, false) }
+            terminations[key] = made
+            return (made, cancelled)
+        }
+        if raise { kept.terminate() }
+        return kept
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "no thread-specific key for the inference executor (pthread_key_create: \(status))")
+        return key
+    }()
+
+    /// The job running on this thread, if any. Held unretained: the worker sets it for exactly the
+    /// time the job's closure (which keeps the control alive) runs.
+    static var current: JobControl? {
+        get { pthread_getspecific(key).map { Unmanaged<JobControl>.fromOpaque($0).takeUnretainedValue() } }
+        set { pthread_setspecific(key, newValue.map { Unmanaged.passUnretained($0).toOpaque() }) }
+    }
+}

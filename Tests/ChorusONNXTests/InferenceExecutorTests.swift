@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import ChorusONNX
+
+/// A flag and a counter shared between a test and the jobs it starts.
+private final class Shared: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: Int] = [:]
+    func add(_ key: String, _ amount: Int = 1) -> Int { lock.withLock { values[key, default: 0] += amount; return values[key]! } }
+    func get(_ key: String) -> Int { lock.withLock { values[key, default: 0] } }
+    /// Polls (sleeping, not blocking a shared thread for long) until `key` reaches `value`.
+    func wait(_ key: String, atLeast value: Int) async {
+        while get(key) < value { try? await Task.sleep(for: .milliseconds(2)) }
+    }
+}
+
+@Suite struct InferenceExecutorTests {
+    static let slowModel = modelPath("slow_chain")
+
+    /// One run of the slow chain on `rows` rows (4096 rows: tens of milliseconds).
+    static func slowRun(_ session: InferenceSession, rows: Int = 4096) throws {
+        let x = try Tensor([Float](repeating: 0.5, count: rows * 256), shape: [rows, 256])
+        _ = try session.run(["x": x])
+    }
+
+    @Test func aJobRunsOnAnExecutorThreadAndReturnsItsValue() async throws {
+        #expect(!InferenceExecutor.isInsideJob)
+        let (inside, value) = try await InferenceExecutor.shared.run { (InferenceExecutor.isInsideJob, 42) }
+        #expect(inside)
+        #expect(value == 42)
+    }
+
+    @Test func aJobsErrorIsRethrownToTheCaller() async throws {
+        struct Failure: Error, Equatable {}
+        await #expect(throws: Failure()) { try await InferenceExecutor.shared.run { throw Failure() } }
+    }
+
+    @Test func aJobWhoseTaskIsCancelledBeforeItStartsNeverRuns() async throws {
+        let executor = InferenceExecutor(threadCount: 1, name: "test.single")
+        let shared = Shared()
+        // The only thread is held until the test lets it go.
+        let blocker = Task {
+            try await executor.run {
+                _ = shared.add("blocking")
+                while shared.get("release") == 0 { usleep(1_000) }
+            }
+        }
+        await shared.wait("blocking", atLeast: 1)
+        let queued = Task { try await executor.run { _ = shared.add("queued ran") } }
+        try await Task.sleep(for: .milliseconds(20))
+        queued.cancel()
+        _ = shared.add("release")
+        try await blocker.value
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(shared.get("queued ran") == 0)
+    }
+
+    @Test func cancellingAJobStopsTheModelRunInProgressAndEveryLaterOne() async throws {
+        let session = try InferenceSession(modelPath: Self.slowModel)
+        let shared = Shared()
+        let job = Task {
+            try await InferenceExecutor.shared.run {
+                // At most 1,000 long runs (minutes): only the cancel ends this loop early.
+                for _ in 0..<1_000 {
+                    _ = shared.add("started")
+                    try Self.slowRun(session, rows: 16_384)
+                    _ = shared.add("finished")
+                }
+            }
+        }
+        await shared.wait("started", atLeast: 2)
+        job.cancel()
+        await #expect(throws: CancellationError.self) { try await job.value }
+        #expect(shared.get("finished") < 1_000)
+        // The session itself is not left stopped: the next job's run works.
+        try await InferenceExecutor.shared.run { try Self.slowRun(session, rows: 1) }
+    }
+
+    @Test func synchronousLoopsInsideAJobSeeTheCancel() async throws {
+        let shared = Shared()
+        let job = Task {
+            try await InferenceExecutor.shared.run {
+                for _ in 0..<60_000 {
+                    _ = shared.add("spins")
+                    try InferenceExecutor.checkCancellation()
+                    usleep(1_000)
+                }
+            }
+        }
+        await shared.wait("spins", atLeast: 1)
+        job.cancel()
+        await #expect(throws: CancellationError.self) { try await job.value }
+        #expect(shared.get("spins") < 60_000)
+    }
+
+    /// The reason the executor exists: two long syntheses hold executor threads, not the few threads
+    /// that every task in the process shares, so a trivial task still gets to run meanwhile. Were the
+    /// jobs run on the shared pool (2 threads on a 2-core machine), the trivial task would wait for
+    /// them, they would stop at their run cap, and the check below would fail.
+    @Test func whileTwoLongJobsRunATrivialTaskOnTheSharedPoolStillCompletes() async throws {
+        let session = try InferenceSession(modelPath: Self.slowModel)
+        let shared = Shared()
+        let jobs = (0..<2).map { _ in
+            Task {
+                try await InferenceExecutor.shared.run {
+                    _ = shared.add("running")
+                    // Up to 400 runs (tens of seconds) unless the trivial task finishes first.
+                    for _ in 0..<400 where shared.get("trivial done") == 0 { try Self.slowRun(session) }
+                    _ = shared.add(shared.get("trivial done") > 0 ? "stopped by the trivial task" : "ran out")
+                }
+            }
+        }
+        await shared.wait("running", atLeast: 2)
+        let value = await Task.detached { 2 + 2 }.value
+        _ = shared.add("trivial done")
+        for job in jobs { try await job.value }
+        #expect(value == 4)
+        #expect(shared.get("stopped by the trivial task") == 2)
+    }
+
+    @Test func aRunLimitAdmitsAtMostItsMaximumAtOnce() async throws {
+        let limit = RunLimit(maximum: 1)
+        let shared = Shared()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await InferenceExecutor.shared.run(limit: limit) {
+                        let now = shared.add("inside")
+                        if now > 1 { _ = shared.add("overlaps") }
+                        usleep(5_000)
+                        _ = shared.add("inside", -1)
+                        _ = shared.add("done")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(shared.get("done") == 4)
+        #expect(shared.get("overlaps") == 0)
+        #expect(limit.active == 0)
+    }
+
+    @Test func aCallerCancelledWhileWaitingForTheLimitLeavesItWithoutRunning() async throws {
+        let limit = RunLimit(maximum: 1)
+        let shared = Shared()
+        let holder = Task {
+            try await InferenceExecutor.shared.run(limit: limit) {
+                _ = shared.add("holding")
+                while shared.get("release") == 0 { usleep(1_000) }
+            }
+        }
+        await shared.wait("holding", atLeast: 1)
+        let waiter = Task { try await InferenceExecutor.shared.run(limit: limit) { _ = shared.add("waiter ran") } }
+        try await Task.sleep(for: .milliseconds(20))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        _ = shared.add("release")
+        try await holder.value
+        #expect(shared.get("waiter ran") == 0)
+        #expect(limit.active == 0)
+        // The place is free again.
+        try await InferenceExecutor.shared.run(limit: limit) { _ = shared.add("after") }
+        #expect(shared.get("after") == 1)
+    }
+}
