@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(name: "TextBench", dependencies: ["ChorusText"], path: "bench/TextBench"),
         .executableTarget(name: "WeTextBench", dependencies: ["ChorusText"], path: "bench/WeTextBench"),
         .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX"], path: "bench/CosyVoiceBench"),
+        .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
 
         // Tests, one target per module.
