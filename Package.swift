@@ -36,6 +36,8 @@ let package = Package(
         .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
         // Cloud providers are a product of their own, so an app importing ChorusStreaming pulls in no NIO.
         .library(name: "ChorusCloud", targets: ["ChorusCloud"]),
+        // Fakes and a manual clock for testing code that drives engines and providers.
+        .library(name: "ChorusTesting", targets: ["ChorusTesting"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
         .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
@@ -73,6 +75,7 @@ let package = Package(
 
         // Playback and providers.
         .target(name: "ChorusStreaming", dependencies: ["ChorusSpeech", "ChorusAudio", alsaOnLinux]),
+        .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
 
         // The command.
@@ -98,7 +101,7 @@ let package = Package(
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio"]),
+        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio"]),
     ],

@@ -1,6 +1,7 @@
 import ChorusAudio
 import Foundation
 @testable import ChorusStreaming
+import ChorusTesting
 import Testing
 
 @Suite struct SinkTests {

@@ -1,6 +1,7 @@
 import ChorusAudio
 import Foundation
 @testable import ChorusStreaming
+import ChorusTesting
 import Testing
 
 @Suite struct StreamingAudioPipelineTests {
@@ -12,7 +13,7 @@ import Testing
         let pipeline = StreamingAudioPipeline(sink: sink)
         let pieces = split(float32Bytes(samples), seed: seed)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream(pieces), format: AudioFormat(sampleRate: 24_000, encoding: .float32))
             }
         }
@@ -30,7 +31,7 @@ import Testing
         let sink = ClockedNullSink(clock: clock, keepsSamples: true)
         let pipeline = StreamingAudioPipeline(sink: sink)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream(split(bytes, seed: 9, maximum: 7)),
                                         format: AudioFormat(sampleRate: 8_000, channels: 2, encoding: .int16))
             }
@@ -46,7 +47,7 @@ import Testing
         let pipeline = StreamingAudioPipeline(sink: sink, configuration: configuration)
         let format = AudioFormat(sampleRate: 16_000, encoding: .float32)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream(split(float32Bytes(ramp(16_000 * 2)), seed: 4, maximum: 4_000)), format: format)
             }
         }
@@ -69,7 +70,7 @@ import Testing
         let pipeline = StreamingAudioPipeline(sink: sink)
         let samples = ramp(3_200)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream([float32Bytes(samples)]), format: AudioFormat(sampleRate: 16_000, encoding: .float32))
             }
         }
@@ -111,7 +112,7 @@ import Testing
             return float32Bytes(ramp(chunk, seed: sent))
         })
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(provider, format: AudioFormat(sampleRate: rate, encoding: .float32))
             }
         }
@@ -131,7 +132,7 @@ import Testing
         let configuration = AudioPipelineConfiguration(playbackWatermark: 2, maxBufferedDuration: 0.5)
         let pipeline = StreamingAudioPipeline(sink: sink, configuration: configuration)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream([float32Bytes(ramp(16_000 * 3))]), format: AudioFormat(sampleRate: 16_000, encoding: .float32))
             }
         }
@@ -163,7 +164,7 @@ import Testing
         let pipeline = StreamingAudioPipeline(sink: sink)
         let format = AudioFormat(sampleRate: from, channels: channels, encoding: .float32)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) {
+            try await clock.advancing {
                 try await pipeline.play(byteStream(split(float32Bytes(samples), seed: 11, maximum: 333)), format: format)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ChorusStreaming
+import ChorusTesting
 import Testing
 
 @Suite struct StreamingTTSControllerTests {
@@ -11,7 +12,7 @@ import Testing
         let sink = ClockedNullSink(clock: clock, keepsSamples: true)
         let controller = StreamingTTSController(provider: SynthesizerProvider(synthesizer: synthesizer), sink: sink)
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) { try await controller.speak("One. Two two! Three?") }
+            try await clock.advancing { try await controller.speak("One. Two two! Three?") }
         }
         #expect(synthesizer.requests == ["One.", "Two two!", "Three?"])
         let expected = synthesizer.requests.flatMap(FakeSynthesizer.samples(for:))
@@ -34,7 +35,7 @@ import Testing
         controller.yield(text: "ond one.")
         controller.finish()
         try await withDeadlockGuard {
-            try await whileAdvancing(clock) { try await controller.waitUntilFinished() }
+            try await clock.advancing { try await controller.waitUntilFinished() }
         }
         #expect(synthesizer.requests == ["The first sentence is here.", "The second one."])
     }
@@ -79,13 +80,13 @@ import Testing
 
     @Test func synthesizerErrorsReachTheCaller() async throws {
         var synthesizer = FakeSynthesizer()
-        synthesizer.failingSentence = "Broken."
+        synthesizer.failingText = "Broken."
         let clock = ManualClock()
         let controller = StreamingTTSController(
             provider: SynthesizerProvider(synthesizer: synthesizer), sink: ClockedNullSink(clock: clock))
         await #expect(throws: FakeError.boom) {
             try await withDeadlockGuard {
-                try await whileAdvancing(clock) { try await controller.speak("Fine. Broken. Never said.") }
+                try await clock.advancing { try await controller.speak("Fine. Broken. Never said.") }
             }
         }
         #expect(synthesizer.requests == ["Fine.", "Broken."])
@@ -102,8 +103,8 @@ import Testing
         try await withDeadlockGuard { await controller.cancel() }
         #expect(sink.report.events.last == .stopped)
         #expect(sink.report.playedSamples == 0)
-        #expect(provider.probe.withLock { $0.terminated })
-        try await eventually { provider.probe.withLock { $0.producerEnded } }
+        #expect(provider.terminated)
+        try await eventually { provider.producerEnded }
         await #expect(throws: CancellationError.self) { try await controller.waitUntilFinished() }
         await #expect(throws: StreamingError.alreadyCancelled) { try await controller.start() }
         var last: PlaybackStatus?

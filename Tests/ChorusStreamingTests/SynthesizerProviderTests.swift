@@ -1,6 +1,7 @@
 import Foundation
 import ChorusSpeech
 @testable import ChorusStreaming
+import ChorusTesting
 import Testing
 
 @Suite struct SynthesizerProviderTests {
@@ -48,7 +49,7 @@ import Testing
 
     @Test func engineErrorsPassThrough() async throws {
         var synthesizer = FakeSynthesizer()
-        synthesizer.failingSentence = "Two."
+        synthesizer.failingText = "Two."
         let stream = SynthesizerProvider(synthesizer: synthesizer).stream(text: text(["One. Two. Three."]))
         var chunks = 0
         await #expect(throws: FakeError.boom) {
