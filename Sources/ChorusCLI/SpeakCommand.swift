@@ -57,7 +57,7 @@ struct SpeakCommand: AsyncParsableCommand {
         try Self.checkWritable(destination)
 
         let synthesizer = try engineOptions.load()
-        let request = SynthesisRequest(text: text, voice: voice, speed: speed)
+        let request = SynthesisRequest(text: text, voiceID: voice, speed: speed)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose, let cosyVoice = synthesizer as? CosyVoiceSynthesizer { Self.status(cosyVoice.textNormalizationNote + "\n") }
 

@@ -38,7 +38,7 @@ struct StreamingSpeech {
         let synthesizer = try engine.load()
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         let controller = StreamingTTSController(
-            provider: synthesizer.streamingProvider(voice: voice, speed: speed), sink: sink)
+            provider: synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed), sink: sink)
         let started = ContinuousClock.now
         let firstAudio = Task { () -> Duration? in
             for await status in controller.status {

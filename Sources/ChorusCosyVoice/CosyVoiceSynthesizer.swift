@@ -246,6 +246,19 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         catalog[try voice(id).id]?.instruction
     }
 
+    /// The prompt and instruction `reference` speaks with: an installed voice's (the default when nil)
+    /// or a cloned voice's own.
+    func conditioning(of reference: VoiceReference?) throws -> (VoicePrompt, instruction: String?) {
+        guard case .cloned(let cloned)? = reference else {
+            return (try voicePrompt(reference?.id), try instruction(ofVoice: reference?.id))
+        }
+        _ = try voice(reference)
+        guard let conditioning = cloned.conditioning as? CosyVoiceConditioning else {
+            throw SpeechError.clonedVoiceOfAnotherEngine(voice: cloned.voice.id, madeBy: "another engine", engine: engineName)
+        }
+        return (conditioning.prompt, conditioning.instruction)
+    }
+
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -254,8 +267,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                         throw SpeechError.emptyText
                     }
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
-                    let voice = try voicePrompt(request.voice)
-                    let instruction = try instruction(ofVoice: request.voice)
+                    let (voice, instruction) = try conditioning(of: request.voice)
                     let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
                     for piece in try pieces(of: request.text) {
                         let text = try frontend.tokenizer.encode(piece)
@@ -278,5 +290,17 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+}
+
+/// What a cloned CosyVoice voice conditions on: the clip's prompt, and the instruction it is spoken
+/// with in place of the transcript, if any (a dialect's, say).
+public struct CosyVoiceConditioning: Sendable {
+    public var prompt: VoicePrompt
+    public var instruction: String?
+
+    public init(prompt: VoicePrompt, instruction: String? = nil) {
+        self.prompt = prompt
+        self.instruction = instruction
     }
 }

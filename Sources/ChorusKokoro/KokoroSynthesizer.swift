@@ -12,6 +12,10 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// The espeak-ng voice that phonemizes the text (the language spoken), "en-us" by default.
     public let espeakVoice: String
 
+    /// Model calls of this engine made at once: one, since each call's operators already use every
+    /// core; concurrent requests wait their turn here, suspended, rather than fight over the cores.
+    public let runLimit = RunLimit(maximum: 1)
+
     private let session: InferenceSession
     private let vocabulary: KokoroVocabulary
     private let voicePack: KokoroVoicePack
@@ -181,7 +185,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),
-        ])
+        ], limit: runLimit)
         guard let audio = outputs["audio"] ?? outputs.values.first else { return [] }
         return try audio.floats()
     }

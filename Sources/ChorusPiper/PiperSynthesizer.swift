@@ -11,6 +11,10 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public let voices: [Voice]
     public let config: PiperVoiceConfig
 
+    /// Model calls of this engine made at once: one, since each call's operators already use every
+    /// core; concurrent requests wait their turn here, suspended, rather than fight over the cores.
+    public let runLimit = RunLimit(maximum: 1)
+
     private let session: InferenceSession
     private let encoder: PiperPhonemeEncoder
     private let phonemizer: EspeakPhonemizer
@@ -140,7 +144,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),
-        ])
+        ], limit: runLimit)
         guard let audio = outputs["output"] ?? outputs.values.first else { return [] }
         return try audio.floats()
     }

@@ -7,6 +7,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownVoice(String, engine: String, available: [String])
     case noVoices(engine: String)
     case invalidSpeed(Float)
+    /// A request names a voice cloned by another engine (or, for an engine that cannot clone, any cloned voice).
+    case clonedVoiceOfAnotherEngine(voice: String, madeBy: String, engine: String)
     /// A model file or folder is missing; `remedy` says how to get it.
     case modelMissing(engine: String, path: String, remedy: String)
     /// A model's companion file (config, vocabulary, voices) is unreadable or malformed.
@@ -24,6 +26,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "Unknown voice '\(id)' for \(engine). Available: \(available.joined(separator: ", "))."
         case .noVoices(let engine):
             return "The \(engine) engine has no voices installed."
+        case .clonedVoiceOfAnotherEngine(let voice, let madeBy, let engine):
+            return "Voice '\(voice)' was cloned by \(madeBy) and cannot speak with \(engine); clone it with \(engine) or pick one of its voices."
         case .invalidSpeed(let speed):
             return "Speed \(speed) is out of range; use a value from 0.5 to 2."
         case .modelMissing(let engine, let path, let remedy):

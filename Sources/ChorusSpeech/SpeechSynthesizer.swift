@@ -23,6 +23,21 @@ extension SpeechSynthesizer {
         return samples
     }
 
+    /// The voice `reference` names: the default voice when nil, an installed voice by id, or a cloned
+    /// voice this engine made; throws `SpeechError.unknownVoice` or `.clonedVoiceOfAnotherEngine` otherwise.
+    public func voice(_ reference: VoiceReference?) throws -> Voice {
+        switch reference {
+        case nil: return try voice(nil as String?)
+        case .installed(let id)?: return try voice(id)
+        case .cloned(let cloned)?:
+            guard cloned.voice.engine == engineName else {
+                throw SpeechError.clonedVoiceOfAnotherEngine(voice: cloned.voice.id, madeBy: cloned.voice.engine,
+                                                             engine: engineName)
+            }
+            return cloned.voice
+        }
+    }
+
     /// The voice `id` names, or the default voice when `id` is nil; throws `SpeechError.unknownVoice` otherwise.
     public func voice(_ id: String?) throws -> Voice {
         guard let first = voices.first else { throw SpeechError.noVoices(engine: engineName) }

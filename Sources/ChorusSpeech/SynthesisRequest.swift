@@ -1,16 +1,45 @@
-/// What to say and how: the text, the voice, and the speaking rate.
+/// What to say and how: the text, the voice, its language, and the speaking rate.
 public struct SynthesisRequest: Sendable, Hashable {
     public var text: String
-    /// A voice id of the engine; `nil` picks the engine's default voice.
-    public var voice: String?
+    /// An installed voice's id or a voice made in memory (`ClonedVoice`); `nil` picks the engine's default voice.
+    public var voice: VoiceReference?
+    /// The language of `text` as a BCP 47 tag ("en-US", "zh", "yue"), when the caller knows it; `nil`
+    /// leaves it to the engine (the voice's language, or what the engine detects).
+    public var language: String?
     /// Speaking rate, 1 being the voice's natural pace; engines accept 0.5 to 2.
     public var speed: Float
 
-    public init(text: String, voice: String? = nil, speed: Float = 1) {
+    public init(text: String, voice: VoiceReference? = nil, language: String? = nil, speed: Float = 1) {
         self.text = text
         self.voice = voice
+        self.language = language
         self.speed = speed
     }
+
+    /// A request for the installed voice `voiceID` (the default voice when `nil`).
+    public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1) {
+        self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed)
+    }
+}
+
+/// Which voice a request speaks with.
+public enum VoiceReference: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// A voice the engine lists in `voices`, by its id.
+    case installed(String)
+    /// A voice made from a clip in memory by a `VoiceCloning` engine, used without being stored.
+    case cloned(ClonedVoice)
+
+    public init(stringLiteral id: String) { self = .installed(id) }
+
+    /// The installed voice's id, or the cloned voice's.
+    public var id: String {
+        switch self {
+        case .installed(let id): id
+        case .cloned(let voice): voice.voice.id
+        }
+    }
+
+    public var description: String { id }
 }
 
 /// A piece of synthesised audio, mono Float32 in [-1, 1].

@@ -9,8 +9,8 @@ import ChorusSpeech
 /// engine's rate, as the engine made them.
 public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public let synthesizer: Synthesizer
-    /// The engine's voice id; nil for its default voice.
-    public var voice: String?
+    /// The voice: an installed voice's id or a cloned voice; nil for the engine's default voice.
+    public var voice: VoiceReference?
     /// Speaking rate, 1 being natural.
     public var speed: Float
     /// The longest text handed to the engine at once, in characters.
@@ -19,7 +19,7 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public var firstPiece: SentenceSegmenter.FirstPiece?
 
     public init(
-        synthesizer: Synthesizer, voice: String? = nil, speed: Float = 1, maximumSentenceLength: Int = 300,
+        synthesizer: Synthesizer, voice: VoiceReference? = nil, speed: Float = 1, maximumSentenceLength: Int = 300,
         firstPiece: SentenceSegmenter.FirstPiece? = SentenceSegmenter.FirstPiece()
     ) {
         self.synthesizer = synthesizer
@@ -48,7 +48,7 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
 /// consumer, one call at a time, so its state is never touched concurrently.
 private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecked Sendable {
     private let synthesizer: Synthesizer
-    private let voice: String?
+    private let voice: VoiceReference?
     private let speed: Float
     private var text: AsyncStream<String>.Iterator
     private var segmenter: SentenceSegmenter
@@ -56,7 +56,7 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
     private var textEnded = false
     private var audio: AsyncThrowingStream<AudioChunk, any Error>.Iterator?
 
-    init(synthesizer: Synthesizer, voice: String?, speed: Float, text: AsyncStream<String>, segmenter: SentenceSegmenter) {
+    init(synthesizer: Synthesizer, voice: VoiceReference?, speed: Float, text: AsyncStream<String>, segmenter: SentenceSegmenter) {
         self.synthesizer = synthesizer
         self.voice = voice
         self.speed = speed
@@ -97,7 +97,7 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
 
 extension SpeechSynthesizer {
     /// A streaming provider that speaks with this engine; callable on `any SpeechSynthesizer`.
-    public func streamingProvider(voice: String? = nil, speed: Float = 1) -> any TTSProvider {
+    public func streamingProvider(voice: VoiceReference? = nil, speed: Float = 1) -> any TTSProvider {
         SynthesizerProvider(synthesizer: self, voice: voice, speed: speed)
     }
 }
