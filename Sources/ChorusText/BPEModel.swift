@@ -127,11 +127,12 @@ struct BPEModel: Sendable {
         }
         for index in 0..<(count - 1) {
             if let (rank, _) = merges.lookup(left: scratch.symbols[index], right: scratch.symbols[index + 1]) {
-                scratch.queue.push(rank: rank, position: Int32(index))
+                scratch.queue.push(MergeCandidate(rank: rank, position: Int32(index)))
             }
         }
-        while let (rank, position32) = scratch.queue.pop() {
-            let position = Int(position32)
+        while let candidate = scratch.queue.pop() {
+            let rank = candidate.rank
+            let position = Int(candidate.position)
             guard scratch.alive[position] else { continue }
             let right = Int(scratch.next[position])
             guard right >= 0,
@@ -146,11 +147,11 @@ struct BPEModel: Sendable {
             let before = scratch.previous[position]
             if before >= 0,
                let (newRank, _) = merges.lookup(left: scratch.symbols[Int(before)], right: merged) {
-                scratch.queue.push(rank: newRank, position: before)
+                scratch.queue.push(MergeCandidate(rank: newRank, position: before))
             }
             if after >= 0,
                let (newRank, _) = merges.lookup(left: merged, right: scratch.symbols[Int(after)]) {
-                scratch.queue.push(rank: newRank, position: Int32(position))
+                scratch.queue.push(MergeCandidate(rank: newRank, position: Int32(position)))
             }
         }
     }
@@ -162,7 +163,7 @@ struct MergeScratch {
     var previous: [Int32] = []
     var next: [Int32] = []
     var alive: [Bool] = []
-    var queue = RankQueue()
+    var queue = MinHeap<MergeCandidate>()
 
     mutating func reset() {
         symbols.removeAll(keepingCapacity: true)
@@ -173,41 +174,20 @@ struct MergeScratch {
     }
 }
 
-/// A binary min-heap of (rank, position), ordered by rank and then position.
-struct RankQueue {
-    private var heap: [UInt64] = []
+/// A pair of adjacent symbols that may merge, ordered by rank and then position, so that the
+/// leftmost of equally ranked pairs merges first. Both sit in one integer, rank above position,
+/// which makes the order a single comparison.
+struct MergeCandidate: Comparable {
+    private let key: UInt64
 
-    mutating func removeAll() { heap.removeAll(keepingCapacity: true) }
-
-    mutating func push(rank: Int32, position: Int32) {
-        heap.append(UInt64(UInt32(rank)) << 32 | UInt64(UInt32(position)))
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child] < heap[parent] else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+    init(rank: Int32, position: Int32) {
+        key = UInt64(UInt32(rank)) << 32 | UInt64(UInt32(position))
     }
 
-    mutating func pop() -> (Int32, Int32)? {
-        guard let top = heap.first else { return nil }
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                guard left < heap.count else { break }
-                let right = left + 1
-                let smaller = right < heap.count && heap[right] < heap[left] ? right : left
-                guard heap[smaller] < heap[parent] else { break }
-                heap.swapAt(smaller, parent)
-                parent = smaller
-            }
-        }
-        return (Int32(truncatingIfNeeded: top >> 32), Int32(truncatingIfNeeded: top & 0xFFFF_FFFF))
-    }
+    var rank: Int32 { Int32(truncatingIfNeeded: key >> 32) }
+    var position: Int32 { Int32(truncatingIfNeeded: key & 0xFFFF_FFFF) }
+
+    static func < (a: MergeCandidate, b: MergeCandidate) -> Bool { a.key < b.key }
 }
 
 /// An open-addressing hash table from an id pair to its merge rank and merged id.
