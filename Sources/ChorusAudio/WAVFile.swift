@@ -82,50 +82,10 @@ public struct WAVFile: Sendable, Equatable {
     public static func decode(_ bytes: UnsafeRawBufferPointer, path: String = "<memory>") throws -> WAVFile {
         let layout = try WAVLayout(parsing: bytes, path: path)
         let body = UnsafeRawBufferPointer(rebasing: bytes[layout.dataOffset..<(layout.dataOffset + layout.dataBytes)])
-        let samples = decodeSamples(body, encoding: layout.encoding, count: layout.frameCount * layout.channels)
+        let samples = SampleConversion.floats(decoding: body, encoding: layout.encoding,
+                                               count: layout.frameCount * layout.channels)
         return WAVFile(samples: samples, channels: layout.channels, sampleRate: layout.sampleRate,
                        encoding: layout.encoding)
-    }
-
-    /// Converts `count` stored samples to Float; every read is inside `body` by construction of `count`.
-    static func decodeSamples(_ body: UnsafeRawBufferPointer, encoding: WAVEncoding, count: Int) -> [Float] {
-        let width = encoding.bytesPerSample
-        precondition(count * width <= body.count)
-        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
-            switch encoding {
-            case .integer(bits: ...8):
-                for index in 0..<count { out[index] = (Float(body[index]) - 128) / 128 }
-            case .integer(bits: ...16):
-                for index in 0..<count {
-                    out[index] = Float(Int16(littleEndian: body.loadUnaligned(fromByteOffset: 2 * index, as: Int16.self)))
-                        / 32768
-                }
-            case .integer(bits: ...24):
-                for index in 0..<count {
-                    let offset = 3 * index
-                    let packed = UInt32(body[offset]) << 8 | UInt32(body[offset + 1]) << 16 | UInt32(body[offset + 2]) << 24
-                    out[index] = Float(Int32(bitPattern: packed)) / 2_147_483_648
-                }
-            case .integer:
-                // Wider containers (32-bit, or 20/24 valid bits left-justified in 32) keep their top 32 bits.
-                for index in 0..<count {
-                    let offset = width * index + (width - 4)
-                    out[index] = Float(Int32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
-                        / 2_147_483_648
-                }
-            case .float(bits: 64):
-                for index in 0..<count {
-                    let bits = UInt64(littleEndian: body.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
-                    out[index] = Float(Double(bitPattern: bits))
-                }
-            case .float:
-                for index in 0..<count {
-                    let bits = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
-                    out[index] = Float(bitPattern: bits)
-                }
-            }
-            initialized = count
-        }
     }
 }
 

@@ -213,4 +213,20 @@ struct WAVBytes {
         #expect(SampleConversion.interleave(SampleConversion.deinterleave([1, 2, 3, 4, 5, 6], channels: 3))
                 == [1, 2, 3, 4, 5, 6])
     }
+
+    @Test func remixAveragesToMonoAndSpreadsIt() {
+        #expect(SampleConversion.remix([0.5, 0.25, -1, 1], from: 2, to: 1) == [0.375, 0])
+        #expect(SampleConversion.remix([0.5, -0.25], from: 1, to: 3) == [0.5, 0.5, 0.5, -0.25, -0.25, -0.25])
+        #expect(SampleConversion.remix([0.75, 0.25, 1, 0], from: 2, to: 2) == [0.75, 0.25, 1, 0])
+        // A trailing partial frame is dropped, as in `mixdown`.
+        #expect(SampleConversion.remix([1, 0, 0.5], from: 2, to: 4) == [0.5, 0.5, 0.5, 0.5])
+    }
+
+    @Test func decodesLittleEndianSamples() {
+        let pcm16: [UInt8] = [0x00, 0x80, 0xFF, 0xFF, 0x00, 0x40]
+        let floats = pcm16.withUnsafeBytes { SampleConversion.floats(decoding: $0, encoding: .integer(bits: 16), count: 3) }
+        #expect(floats == [-1, -1 / 32768, 0.5])
+        let float32 = [Float(0.25), -2].flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
+        #expect(float32.withUnsafeBytes { SampleConversion.floats(decoding: $0, encoding: .float(bits: 32), count: 2) } == [0.25, -2])
+    }
 }
