@@ -1,4 +1,5 @@
 import Foundation
+import ChorusDSP
 import ChorusONNX
 
 /// A mel spectrogram, channel-major: `values[bin * frames + frame]`, 80 bins, 50 frames per second.
@@ -39,17 +40,10 @@ public struct MelSpectrogram: Sendable, Equatable {
     /// `F.interpolate(mode="linear")` (align_corners false) does for speed changes.
     public func resampled(to count: Int) -> MelSpectrogram {
         guard count != frames, count > 0, frames > 0 else { return self }
-        let scale = Double(frames) / Double(count)
-        var out = [Float](repeating: 0, count: count * Self.bins)
-        for frame in 0..<count {
-            let source = max((Double(frame) + 0.5) * scale - 0.5, 0)
-            let left = min(Int(source), frames - 1)
-            let right = min(left + 1, frames - 1)
-            let weight = Float(source - Double(left))
-            for bin in 0..<Self.bins {
-                let a = values[bin * frames + left], b = values[bin * frames + right]
-                out[bin * count + frame] = a + (b - a) * weight
-            }
+        var out: [Float] = []
+        out.reserveCapacity(count * Self.bins)
+        for bin in 0..<Self.bins {
+            out += LinearResize.resize(Array(values[(bin * frames)..<((bin + 1) * frames)]), to: count)
         }
         return MelSpectrogram(frames: count, values: out)
     }
@@ -178,7 +172,7 @@ public struct FlowMatching: Sendable {
         let count = bins * frames
 
         let speaker = try speakerProjection.output("projected", of: [
-            "embedding": speakerProjection.floatTensor(Self.normalized(voice.speakerEmbedding),
+            "embedding": speakerProjection.floatTensor(L2Normalization.normalized(voice.speakerEmbedding),
                                                        shape: [1, voice.speakerEmbedding.count], for: "embedding"),
         ])
         // Row 0 is conditional; row 1 has mu, spks and cond zeroed (upstream solve_euler with CFG).
@@ -257,11 +251,4 @@ public struct FlowMatching: Sendable {
             index += 1
         }
     }
-
-    /// `v / max(|v|, 1e-12)`, as `F.normalize`.
-    static func normalized(_ v: [Float]) -> [Float] {
-        let norm = Float(max(v.reduce(0.0) { $0 + Double($1) * Double($1) }.squareRoot(), 1e-12))
-        return v.map { $0 / norm }
-    }
-
 }

@@ -7,14 +7,4 @@ public enum L2Normalization {
         let norm = max(Float(sum.squareRoot()), epsilon)
         return vector.map { $0 / norm }
     }
-
-    /// Each row of `matrix` normalised.
-    public static func normalizedRows(_ matrix: Matrix, epsilon: Float = 1e-12) -> Matrix {
-        var out = matrix
-        for row in 0..<matrix.rows {
-            let normalizedRow = normalized(matrix.row(row), epsilon: epsilon)
-            out.values.replaceSubrange((row * matrix.columns)..<((row + 1) * matrix.columns), with: normalizedRow)
-        }
-        return out
-    }
 }

@@ -8,29 +8,17 @@ public enum LinearResize {
         guard let last = values.last else { return [Float](repeating: 0, count: length) }
         if values.count == 1 || length == 0 { return [Float](repeating: last, count: length) }
         let count = values.count
+        // The scale first and each position from it, in torch's order (`area_pixel_compute_scale`, then
+        // `area_pixel_compute_source_index`), though in Double where torch computes in the tensor's type.
+        let scale = alignCorners
+            ? (length > 1 ? Double(count - 1) / Double(length - 1) : 0)
+            : Double(count) / Double(length)
         return (0..<length).map { index in
-            let position: Double
-            if alignCorners {
-                position = length > 1 ? Double(index) * Double(count - 1) / Double(length - 1) : 0
-            } else {
-                position = max(0, (Double(index) + 0.5) * Double(count) / Double(length) - 0.5)
-            }
+            let position = alignCorners ? scale * Double(index) : max(0, (Double(index) + 0.5) * scale - 0.5)
             let lower = min(Int(position), count - 1)
             let upper = min(lower + 1, count - 1)
             let weight = Float(position - Double(lower))
-            return values[lower] + weight * (values[upper] - values[lower])
+            return values[lower] + (values[upper] - values[lower]) * weight
         }
-    }
-
-    /// Every column of a frames x features matrix resized to `frames` rows (a feature sequence in time).
-    public static func resizeRows(_ matrix: Matrix, to frames: Int, alignCorners: Bool = false) -> Matrix {
-        var out = Matrix(rows: frames, columns: matrix.columns)
-        for column in 0..<matrix.columns {
-            let series = (0..<matrix.rows).map { matrix[$0, column] }
-            for (row, value) in resize(series, to: frames, alignCorners: alignCorners).enumerated() {
-                out[row, column] = value
-            }
-        }
-        return out
     }
 }
