@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ChorusSpeech
 import ChorusStreaming
+import ChorusText
 
 /// The options of `chorus speak --stream`.
 struct StreamingSpeechOptions: ParsableArguments {
@@ -113,7 +114,7 @@ private final class StandardInputReader: Sendable {
                 if count <= 0 { break }
                 pending += buffer[..<count]
                 guard let (text, rest) = Self.decodeWholeCharacters(pending) else {
-                    stop(TextInput.invalidUTF8(source: "standard input", offset: consumed + TextInput.validPrefixLength(pending)))
+                    stop(TextInput.invalidUTF8(source: "standard input", offset: consumed + UTF8Validation.validPrefixLength(pending)))
                     return
                 }
                 if !text.isEmpty { controller.yield(text: text) }
@@ -139,15 +140,12 @@ private final class StandardInputReader: Sendable {
         Task { await controller.cancel() }
     }
 
-    /// The longest prefix of `bytes` that is valid UTF-8, and the up to three bytes of a character
-    /// cut by the read; nil when the bytes are not UTF-8 at all.
+    /// The text of `bytes` up to a character cut by the read, and the up to three bytes of that
+    /// character; nil when the bytes are not UTF-8.
     static func decodeWholeCharacters(_ bytes: [UInt8]) -> (String, [UInt8])? {
-        for cut in 0...min(3, bytes.count) {
-            if let text = String(validating: bytes[..<(bytes.count - cut)], as: UTF8.self) {
-                return (text, Array(bytes[(bytes.count - cut)...]))
-            }
-        }
-        return nil
+        let complete = UTF8Validation.completePrefixLength(bytes)
+        guard let text = String(validating: bytes[..<complete], as: UTF8.self) else { return nil }
+        return (text, Array(bytes[complete...]))
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusText
 import Foundation
 
 /// Where `speak` takes its text from: the argument, `--file`, or standard input.
@@ -43,16 +44,7 @@ struct TextInput: ParsableArguments {
     /// Strict UTF-8 decoding that names the first bad byte rather than substituting it.
     static func decode(_ data: Data, source: String) throws -> String {
         if let text = String(validating: data, as: UTF8.self) { return text }
-        throw invalidUTF8(source: source, offset: validPrefixLength(data))
-    }
-
-    /// How many bytes at the start of `bytes` are whole, valid UTF-8 characters.
-    static func validPrefixLength(_ bytes: some Sequence<UInt8>) -> Int {
-        var offset = 0
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while case .scalarValue(let scalar) = decoder.decode(&iterator) { offset += String(scalar).utf8.count }
-        return offset
+        throw invalidUTF8(source: source, offset: UTF8Validation.validPrefixLength([UInt8](data)))
     }
 
     static func invalidUTF8(source: String, offset: Int) -> ValidationError {

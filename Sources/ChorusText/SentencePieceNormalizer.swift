@@ -180,29 +180,3 @@ struct ByteTrie: Sendable {
         return values[node] >= 0 ? Int(values[node]) : nil
     }
 }
-
-/// Strict UTF-8 checks, as `sentencepiece` makes them.
-enum UTF8Validation {
-    /// The length of the valid UTF-8 character at the start of `bytes`, or 0 when it is not valid.
-    static func validLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let lead = bytes.first else { return 0 }
-        if lead < 0x80 { return 1 }
-        let length: Int
-        let minimum: UInt32
-        var value: UInt32
-        switch lead {
-        case 0xC2...0xDF: length = 2; minimum = 0x80; value = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: length = 3; minimum = 0x800; value = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: length = 4; minimum = 0x10000; value = UInt32(lead & 0x07)
-        default: return 0
-        }
-        guard bytes.count >= length else { return 0 }
-        for index in 1..<length {
-            let byte = bytes[index]
-            guard byte & 0xC0 == 0x80 else { return 0 }
-            value = value << 6 | UInt32(byte & 0x3F)
-        }
-        guard value >= minimum, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return 0 }
-        return length
-    }
-}

@@ -16,7 +16,7 @@ public struct StreamingDecoder<Tokenizer: TextTokenizer & ByteDecoding>: Sendabl
     /// The text that `id` completes, possibly empty.
     public mutating func append(_ id: Int) throws -> String {
         pending += try tokenizer.bytes(of: [id], skipsSpecialTokens: skipsSpecialTokens)
-        let complete = Self.completePrefixLength(pending)
+        let complete = UTF8Validation.completePrefixLength(pending)
         let text = String(decoding: pending[..<complete], as: UTF8.self)
         pending.removeFirst(complete)
         return text
@@ -26,27 +26,6 @@ public struct StreamingDecoder<Tokenizer: TextTokenizer & ByteDecoding>: Sendabl
     public mutating func finish() -> String {
         defer { pending.removeAll() }
         return String(decoding: pending, as: UTF8.self)
-    }
-
-    /// How many leading bytes can be decoded now: all but a trailing, still incomplete sequence.
-    static func completePrefixLength(_ bytes: [UInt8]) -> Int {
-        var start = bytes.count
-        // Look back at most three bytes for the lead byte of the last sequence.
-        while start > 0, bytes.count - start < 4 {
-            start -= 1
-            let byte = bytes[start]
-            if byte & 0xC0 != 0x80 {
-                let needed: Int
-                switch byte {
-                case 0xC2...0xDF: needed = 2
-                case 0xE0...0xEF: needed = 3
-                case 0xF0...0xF4: needed = 4
-                default: return bytes.count  // ASCII or a byte that can never start a sequence
-                }
-                return bytes.count - start < needed ? start : bytes.count
-            }
-        }
-        return bytes.count
     }
 }
 

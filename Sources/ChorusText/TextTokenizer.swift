@@ -23,16 +23,8 @@ extension TextTokenizer {
     /// The ids of UTF-8 text given as bytes, which are checked first.
     public func encode(utf8 bytes: some Collection<UInt8>) throws -> [Int] {
         let array = Array(bytes)
-        var offset = 0
-        let valid = array.withUnsafeBufferPointer { buffer in
-            while offset < buffer.count {
-                let length = UTF8Validation.validLength(UnsafeBufferPointer(rebasing: buffer[offset...]))
-                if length == 0 { return false }
-                offset += length
-            }
-            return true
-        }
-        guard valid else { throw TokenizerError.invalidUTF8(offset: offset) }
+        let offset = UTF8Validation.validPrefixLength(array)
+        guard offset == array.count else { throw TokenizerError.invalidUTF8(offset: offset) }
         return try encode(String(decoding: array, as: UTF8.self))
     }
 }
