@@ -38,6 +38,9 @@ let package = Package(
         .library(name: "ChorusCloud", targets: ["ChorusCloud"]),
         // Fakes and a manual clock for testing code that drives engines and providers.
         .library(name: "ChorusTesting", targets: ["ChorusTesting"]),
+        // The engine registry, and the whole toolkit in one import.
+        .library(name: "ChorusEngines", targets: ["ChorusEngines"]),
+        .library(name: "Chorus", targets: ["Chorus"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
         .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
@@ -78,8 +81,12 @@ let package = Package(
         .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
 
+        // The registry and the umbrella.
+        .target(name: "ChorusEngines", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice"]),
+        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
+
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -103,6 +110,7 @@ let package = Package(
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
+        .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,33 +1,33 @@
 import ArgumentParser
-import ChorusCosyVoice
+import ChorusEngines
 import Foundation
-import ChorusKokoro
-import ChorusPiper
 import ChorusSpeech
 
 /// The engines the command can load, by their command-line names.
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
     case kokoro, piper, cosyvoice
 
-    /// Loads the engine from `model` (a Kokoro folder or a Piper `.onnx`), or its default model.
-    func load(model: String? = nil, language: String? = nil) throws -> any SpeechSynthesizer {
-        let url = model.map { URL(fileURLWithPath: $0) }
+    /// The registry's engine of this name.
+    var engine: Engine {
         switch self {
-        case .kokoro:
-            let files = url.map(KokoroSynthesizer.Files.init(folder:)) ?? KokoroSynthesizer.Files(
-                folder: ModelDirectory.folder(for: "kokoro"))
-            return try KokoroSynthesizer(files: files, espeakVoice: language ?? "en-us")
-        case .piper:
-            if language != nil {
+        case .kokoro: .kokoro
+        case .piper: .piper
+        case .cosyvoice: .cosyvoice
+        }
+    }
+
+    /// Loads the engine from `model` (a Kokoro folder, a Piper `.onnx` or a CosyVoice folder), or its default model.
+    func load(model: String? = nil, language: String? = nil) async throws -> any SpeechSynthesizer {
+        if language != nil {
+            switch self {
+            case .kokoro: break
+            case .piper:
                 throw ValidationError("--language applies to Kokoro; a Piper voice speaks the language it was trained on.")
-            }
-            return try url.map { try PiperSynthesizer(modelPath: $0) } ?? PiperSynthesizer()
-        case .cosyvoice:
-            if language != nil {
+            case .cosyvoice:
                 throw ValidationError("--language applies to Kokoro; CosyVoice speaks the text as its voice prompt leads it.")
             }
-            return try CosyVoiceSynthesizer(folder: url)
         }
+        return try await engine.load(from: model.map { URL(fileURLWithPath: $0) }, language: language)
     }
 }
 
@@ -44,7 +44,7 @@ struct EngineOptions: ParsableArguments {
                                valueName: "espeak-voice"))
     var language: String?
 
-    func load() throws -> any SpeechSynthesizer {
-        try engine.load(model: model, language: language)
+    func load() async throws -> any SpeechSynthesizer {
+        try await engine.load(model: model, language: language)
     }
 }

@@ -56,7 +56,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: output)
         try Self.checkWritable(destination)
 
-        let synthesizer = try engineOptions.load()
+        let synthesizer = try await engineOptions.load()
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose, let cosyVoice = synthesizer as? CosyVoiceSynthesizer { Self.status(cosyVoice.textNormalizationNote + "\n") }

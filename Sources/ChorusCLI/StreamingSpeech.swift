@@ -36,7 +36,7 @@ struct StreamingSpeech {
 
     func run() async throws {
         let sink = try makeSink()
-        let synthesizer = try engine.load()
+        let synthesizer = try await engine.load()
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         let controller = StreamingTTSController(
             provider: synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed), sink: sink)

@@ -96,16 +96,10 @@ struct TranscribeCommand: AsyncParsableCommand {
     private func transcribeFile(_ recognizer: FastConformerRecognizer, useVAD: Bool) async throws {
         let (samples, inputRate) = try readAudio()
         if samples.isEmpty { SpeakCommand.status("note: \(source) holds no audio, so the transcript is empty\n") }
-        let audio = inputRate == recognizer.sampleRate || samples.isEmpty
-            ? samples : try Resampler.resample(samples, from: inputRate, to: recognizer.sampleRate)
+        let vad = useVAD ? try SileroVAD() : nil
         let runtime = try OnnxRuntime.shared()
         func recognizeOnce() async throws -> Recognition {
-            var speech: [SpeechSegment] = []
-            if useVAD, let limit = recognizer.maximumChunkSamples, audio.count > limit {
-                var vad = try SileroVAD()
-                speech = try vad.speechSegments(in: audio)
-            }
-            return try await recognizer.recognize(audio, speech: speech)
+            try await recognizer.recognize(samples, sampleRate: inputRate, vad: vad)
         }
         if repeats > 0 { _ = try await recognizeOnce() }  // loads the sessions and warms them
         var result = Recognition(text: "", tokens: [])
@@ -127,7 +121,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             print(result.text)
             if let pronunciation = result.pronunciation { print("pronunciation: \(pronunciation)") }
         }
-        let seconds = Double(audio.count) / Double(recognizer.sampleRate)
+        let seconds = Double(samples.count) / Double(inputRate)
         let total = Self.seconds(elapsed ?? .zero)
         let inRun = Self.seconds(runTime)
         SpeakCommand.status(String(

@@ -20,7 +20,7 @@ struct VoicesCommand: AsyncParsableCommand {
         var problems: [String] = []
         for choice in engine.map({ [$0] }) ?? EngineChoice.allCases {
             do {
-                listed += try choice.load().voices
+                listed += try await choice.load().voices
             } catch {
                 problems.append("\(choice.rawValue): \(error)")
             }

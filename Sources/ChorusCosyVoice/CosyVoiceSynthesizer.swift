@@ -70,7 +70,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     public let engineName = "cosyvoice"
     public let sampleRate = Vocoder.sampleRate
-    public let voices: [Voice]
+    /// The installed voices, sorted by id; `register` and `removeVoice` change them while the engine runs.
+    public var voices: [Voice] { catalog.entries.map(\.voice) }
 
     /// The LLM stage.
     public let languageModel: LanguageModel
@@ -84,7 +85,11 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The flow's initial noise, drawn as far as utterances need and kept for the engine's lifetime
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
-    private let catalog: [String: VoiceCatalog.Entry]
+    let catalog: InstalledVoices
+    /// The folder the models were loaded from (voice cloning reads its campplus and speech tokenizer).
+    public let modelFolder: URL
+    /// The folder installed voices live in.
+    public let voicesFolder: URL
 
     /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).
     public static var defaultFolder: URL { ModelDirectory.folder(for: "cosyvoice") }
@@ -131,9 +136,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         frontend = Frontend(tokenizer: tokenizer, wetext: try Self.loadWeText(configuration.textNormalization))
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
-        let catalog = try VoiceCatalog.entries(in: voicesFolder)
-        voices = catalog.map(\.voice)
-        self.catalog = Dictionary(uniqueKeysWithValues: catalog.map { ($0.voice.id, $0) })
+        catalog = InstalledVoices(try VoiceCatalog.entries(in: voicesFolder))
+        modelFolder = models.url
+        self.voicesFolder = voicesFolder
     }
 
     /// Speaks token ids `text` in `voice`. `promptText` holds the ids of the voice's transcript after the
@@ -238,12 +243,13 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The voice folder `id` names (the default voice when `nil`).
     public func voicePrompt(_ id: String?) throws -> VoicePrompt {
         let voice = try self.voice(id)
-        return try VoicePrompt(contentsOf: catalog[voice.id]!.folder)
+        guard let entry = catalog.entry(voice.id) else { throw SpeechError.unknownVoice(voice.id, engine: engineName, available: voices.map(\.id)) }
+        return try VoicePrompt(contentsOf: entry.folder)
     }
 
     /// The instruction voice `id` (the default voice when `nil`) is spoken with, if it has one (see `VoiceCatalog`).
     public func instruction(ofVoice id: String?) throws -> String? {
-        catalog[try voice(id).id]?.instruction
+        catalog.entry(try voice(id).id)?.instruction
     }
 
     /// The prompt and instruction `reference` speaks with: an installed voice's (the default when nil)

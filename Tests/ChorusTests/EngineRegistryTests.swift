@@ -1,0 +1,43 @@
+import Chorus
+import Foundation
+import Testing
+
+@Suite struct EngineRegistryTests {
+    static let cosyVoiceModel = ReadmeExampleTests.tests.appendingPathComponent("ChorusCosyVoiceTests/Resources/model")
+
+    @Test func enginesAreFoundByIdWithTheirRatesAndCapabilities() throws {
+        #expect(Engine.all.map(\.id) == ["kokoro", "piper", "cosyvoice"])
+        #expect(try Engine.named("Piper").sampleRate == 22_050)
+        #expect(Engine.cosyvoice.capabilities.contains(.voiceCloning))
+        #expect(!Engine.kokoro.capabilities.contains(.voiceCloning))
+        #expect(Engine.kokoro.capabilities.contains(.languageSelection))
+        #expect(throws: EngineError.unknownEngine("nope", known: ["kokoro", "piper", "cosyvoice"])) { try Engine.named("nope") }
+        #expect("\(EngineError.unknownEngine("nope", known: ["kokoro", "piper"]))"
+            == "There is no engine called 'nope'; use one of kokoro, piper.")
+    }
+
+    @Test func askingTooMuchOfAnEngineFailsBeforeAnythingLoads() async throws {
+        await #expect(throws: EngineError.languageNotSelectable(engine: "piper")) {
+            try await Engine.piper.load(from: URL(fileURLWithPath: "/nonexistent.onnx"), language: "fr")
+        }
+        await #expect(throws: EngineError.cannotClone(engine: "kokoro", cloning: ["cosyvoice"])) {
+            try await Engine.kokoro.loadCloning(from: URL(fileURLWithPath: "/nonexistent"))
+        }
+    }
+
+    @Test func aLoadedEngineMatchesItsEntry() async throws {
+        let engine = try await Engine.cosyvoice.loadCloning(from: Self.cosyVoiceModel)
+        #expect(engine.engineName == Engine.cosyvoice.id)
+        #expect(engine.sampleRate == Engine.cosyvoice.sampleRate)
+    }
+
+    @Test func aMissingModelIsNamed() async throws {
+        let folder = URL(fileURLWithPath: "/nonexistent-chorus-models/kokoro")
+        do {
+            _ = try await Engine.kokoro.load(from: folder)
+            Issue.record("loading a missing model succeeded")
+        } catch {
+            #expect("\(error)".contains("/nonexistent-chorus-models/kokoro/"))
+        }
+    }
+}
