@@ -1,9 +1,9 @@
 /// Voice activity on a live stream: audio in pieces of any size, speech starts and ends out.
 ///
 /// Follows the Python package's `VADIterator`: speech starts at the first window at or above the
-/// threshold (reported `speechPadMilliseconds` early), and ends once windows stay below the exit
-/// threshold for `minSilenceMilliseconds` (reported padded likewise). Offsets count samples since
-/// the stream began or was last reset.
+/// threshold (reported `speechPadMilliseconds` early), and ends once windows stay below the
+/// segmenter's negative threshold for `minSilenceMilliseconds` (reported padded likewise). Offsets
+/// count samples since the stream began or was last reset.
 public struct StreamingVAD: Sendable {
     /// A change of state, at a sample offset in the stream.
     public enum Event: Equatable, Sendable {
@@ -39,7 +39,7 @@ public struct StreamingVAD: Sendable {
         let window = vad.windowSize
         let pad = Double(sampleRate * segmenter.speechPadMilliseconds) / 1000
         let minSilence = Double(sampleRate * segmenter.minSilenceMilliseconds) / 1000
-        let exit = segmenter.threshold - 0.15
+        let exit = segmenter.effectiveNegativeThreshold
         var events: [Event] = []
         var consumed = 0
         while pending.count - consumed >= window {

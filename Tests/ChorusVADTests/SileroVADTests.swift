@@ -125,4 +125,23 @@ import ChorusVAD
             }
         }
     }
+
+    /// Probabilities on this clip stay above 0.001 from the first word on (the lowest, in the pauses,
+    /// is about 0.008), so with that negative threshold speech starts once and never ends; the
+    /// default (threshold - 0.15) ends each of the three sentences.
+    @Test(.enabled(if: SileroVADTests.modelInstalled))
+    func theConfiguredNegativeThresholdDecidesWhenSpeechEnds() throws {
+        let clip = try SpeechPausesClip(sampleRate: 16000)
+        func events(_ segmenter: SpeechSegmenter) throws -> [StreamingVAD.Event] {
+            var stream = try StreamingVAD(vad: SileroVAD(), segmenter: segmenter)
+            return try stride(from: 0, to: clip.audio.count, by: 1000).flatMap { start in
+                try stream.process(Array(clip.audio[start..<min(start + 1000, clip.audio.count)]))
+            }
+        }
+        let standard = try events(SpeechSegmenter())
+        #expect(standard.count == 6, "\(standard)")
+        let held = try events(SpeechSegmenter(negativeThreshold: 0.001))
+        #expect(held.count == 1, "\(held)")
+        #expect(held.first == standard.first)
+    }
 }
