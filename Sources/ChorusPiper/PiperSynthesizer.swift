@@ -48,8 +48,14 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
         phonemizer = try EspeakPhonemizer.shared()
         let id = modelPath.deletingPathExtension().lastPathComponent
-        voices = [Voice(id: id, engine: "piper", language: config.languageCode.replacingOccurrences(of: "_", with: "-"),
-                        gender: .male, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz")]
+        voices = [Self.describe(id: id, config: config)]
+    }
+
+    /// The voice a model is, from its config. A Piper voice's `.onnx.json` does not say how the voice
+    /// presents, so its gender is unknown.
+    static func describe(id: String, config: PiperVoiceConfig) -> Voice {
+        Voice(id: id, engine: "piper", language: config.languageCode.replacingOccurrences(of: "_", with: "-"),
+              gender: .unknown, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz")
     }
 
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).

@@ -23,6 +23,16 @@ import ChorusSpeech
         #expect(encoder.encode("abz") == [1, 0, 14, 0, 15, 0, 2])
     }
 
+    @Test func voicesAreOfUnknownGender() throws {
+        let json = #"""
+            {"audio": {"sample_rate": 22050}, "espeak": {"voice": "en-us"}, "language": {"code": "en_US"},
+             "dataset": "joe", "phoneme_id_map": {"^": [1], "$": [2], "_": [0]}}
+            """#
+        let voice = PiperSynthesizer.describe(id: "en_US-joe-medium", config: try PiperVoiceConfig(data: Data(json.utf8), path: "v.json"))
+        #expect(voice == Voice(id: "en_US-joe-medium", engine: "piper", language: "en-US", gender: .unknown,
+                               summary: "Piper VITS voice 'joe', 22050 Hz"))
+    }
+
     @Test func configErrorsNameTheProblem() {
         #expect(throws: SpeechError.invalidModelFile(path: "v.json", reason: "not a JSON object")) {
             try PiperVoiceConfig(data: Data("[1,2".utf8), path: "v.json")
@@ -41,6 +51,7 @@ struct PiperModelTests {
     @Test func speaksSentencesWithSilenceBetween() async throws {
         let piper = try Self.engine.get()
         #expect(piper.sampleRate == 22_050)
+        #expect(piper.voices.map(\.gender) == [.unknown])
         var chunks: [AudioChunk] = []
         for try await chunk in piper.stream(SynthesisRequest(text: "Good morning. How are you today?")) {
             chunks.append(chunk)
