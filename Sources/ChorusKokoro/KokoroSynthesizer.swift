@@ -54,6 +54,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try InferenceSession(modelPath: files.model.path, options: options)
+        guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         phonemizer = try EspeakPhonemizer.shared()
         self.espeakVoice = espeakVoice
         voices = voicePack.styles.keys.sorted().map(Self.describe)
@@ -185,8 +186,19 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),
-        ], limit: runLimit)
-        guard let audio = outputs["audio"] ?? outputs.values.first else { return [] }
+        ], outputs: [Self.audioOutput], limit: runLimit)
+        guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
+    }
+
+    /// The output Kokoro's ONNX export puts the waveform in.
+    static let audioOutput = "audio"
+
+    /// A model without `audioOutput` is another model, whose audio (if any) would be read wrongly.
+    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
+        .invalidModelFile(
+            path: session.modelPath,
+            reason: "it has no output named \"\(audioOutput)\" (its outputs: \(session.outputs.map(\.name).joined(separator: ", "))), "
+                + "so it is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs")
     }
 }

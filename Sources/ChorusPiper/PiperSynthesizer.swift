@@ -45,6 +45,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         }
         config = try PiperVoiceConfig(contentsOf: configURL)
         session = try InferenceSession(modelPath: modelPath.path, options: options)
+        guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
         phonemizer = try EspeakPhonemizer.shared()
         let id = modelPath.deletingPathExtension().lastPathComponent
@@ -150,8 +151,19 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),
-        ], limit: runLimit)
-        guard let audio = outputs["output"] ?? outputs.values.first else { return [] }
+        ], outputs: [Self.audioOutput], limit: runLimit)
+        guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
+    }
+
+    /// The output Piper's VITS export puts the waveform in.
+    static let audioOutput = "output"
+
+    /// A model without `audioOutput` is another model, whose audio (if any) would be read wrongly.
+    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
+        .invalidModelFile(
+            path: session.modelPath,
+            reason: "it has no output named \"\(audioOutput)\" (its outputs: \(session.outputs.map(\.name).joined(separator: ", "))), "
+                + "so it is not a Piper VITS voice; use a voice exported by Piper (an .onnx with its .onnx.json)")
     }
 }

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the small ONNX models the OnnxRuntime tests run (Tests/ChorusONNXTests/Models).
+"""Writes the small ONNX models the OnnxRuntime tests run (Tests/ChorusONNXTests/Models), and the
+stand-ins for Kokoro and Piper models the engine tests load (Tests/EngineTests/Models).
 
 Deterministic: fixed weights, fixed ir_version and opset, no timestamps, so running it
 again reproduces the committed files byte for byte. Needs PyPI `onnx`.
 """
+import io
+import json
 import os
 import sys
+import zipfile
 
 import numpy as np
 import onnx
@@ -13,13 +17,15 @@ from onnx import TensorProto, helper, numpy_helper
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "..", "Tests", "ChorusONNXTests", "Models")
+ENGINE_OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+    os.path.dirname(__file__), "..", "..", "Tests", "EngineTests", "Models")
 
 
-def save(graph, name):
+def save(graph, name, folder=OUT):
     model = helper.make_model(graph, producer_name="chorus-testdata", opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 9
     onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(OUT, name))
+    onnx.save(model, os.path.join(folder, name))
 
 
 def float32_affine():
@@ -108,6 +114,61 @@ def mixed_types():
     save(helper.make_graph(nodes, "mixed_types", ins, outs, [one]), "mixed_types.onnx")
 
 
+# Phoneme symbols the engine stand-ins know, each mapped to its position + 1 (0 is Kokoro's frame id
+# and Piper's pad): enough of espeak-ng's English IPA that short English text keeps most phonemes.
+PHONEMES = "abdefhijklmnoprstuvwxzæðŋɐɑɔəɚɛɜɡɪɹɾʃʊʌʒʔθᵻˈˌːAIOWY .,!?"
+
+
+def write_text(name, text):
+    with open(os.path.join(ENGINE_OUT, name), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def kokoro_stand_ins():
+    # Kokoro's inputs (tokens int64 [1, T], style float [1, 256], speed float [1]); the "audio" is the
+    # tokens as floats, so a test can tell what the engine fed. One file names its output "audio" as
+    # Kokoro does; the other "waveform", which the engine must refuse rather than return silence.
+    for name, output in [("kokoro_stand_in.onnx", "audio"), ("kokoro_renamed_output.onnx", "waveform")]:
+        tokens = helper.make_tensor_value_info("tokens", TensorProto.INT64, [1, "T"])
+        style = helper.make_tensor_value_info("style", TensorProto.FLOAT, [1, 256])
+        speed = helper.make_tensor_value_info("speed", TensorProto.FLOAT, [1])
+        audio = helper.make_tensor_value_info(output, TensorProto.FLOAT, [1, "T"])
+        node = helper.make_node("Cast", ["tokens"], [output], to=TensorProto.FLOAT)
+        save(helper.make_graph([node], "kokoro_stand_in", [tokens, style, speed], [audio]), name, ENGINE_OUT)
+    vocab = {symbol: index + 1 for index, symbol in enumerate(PHONEMES)}
+    write_text("kokoro_vocab.json", json.dumps({"vocab": vocab}, ensure_ascii=False, sort_keys=True))
+    # One voice of one style row (the engine clamps the row to the table), stored uncompressed with a
+    # fixed date, so the archive is the same bytes every run.
+    npy = io.BytesIO()
+    np.save(npy, np.zeros((1, 1, 256), np.float32))
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("af_test.npy", date_time=(1980, 1, 1, 0, 0, 0)), npy.getvalue())
+    with open(os.path.join(ENGINE_OUT, "kokoro_voices.npz"), "wb") as f:
+        f.write(archive.getvalue())
+
+
+def piper_stand_ins():
+    # Piper's inputs (input int64 [1, T], input_lengths int64 [1], scales float [3]); the audio is the
+    # ids as floats. "output" is Piper's name; "wav" is one the engine must refuse.
+    config = {
+        "audio": {"sample_rate": 16000},
+        "espeak": {"voice": "en-us"},
+        "language": {"code": "en_US"},
+        "dataset": "stand-in",
+        "inference": {"noise_scale": 0.667, "length_scale": 1, "noise_w": 0.8},
+        "phoneme_id_map": {symbol: [index] for index, symbol in enumerate("_^$" + PHONEMES)},
+    }
+    for name, output in [("piper_stand_in.onnx", "output"), ("piper_renamed_output.onnx", "wav")]:
+        ids = helper.make_tensor_value_info("input", TensorProto.INT64, [1, "T"])
+        lengths = helper.make_tensor_value_info("input_lengths", TensorProto.INT64, [1])
+        scales = helper.make_tensor_value_info("scales", TensorProto.FLOAT, [3])
+        audio = helper.make_tensor_value_info(output, TensorProto.FLOAT, [1, "T"])
+        node = helper.make_node("Cast", ["input"], [output], to=TensorProto.FLOAT)
+        save(helper.make_graph([node], "piper_stand_in", [ids, lengths, scales], [audio]), name, ENGINE_OUT)
+        write_text(name + ".json", json.dumps(config, ensure_ascii=False, indent=1, sort_keys=True))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     float32_affine()
@@ -120,3 +181,7 @@ if __name__ == "__main__":
         # Not a protobuf: what a truncated download or a wrong file looks like to the runtime.
         f.write(b"this is not an onnx model\x00\x01\x02" * 4)
     print("wrote test models to", os.path.abspath(OUT))
+    os.makedirs(ENGINE_OUT, exist_ok=True)
+    kokoro_stand_ins()
+    piper_stand_ins()
+    print("wrote engine stand-ins to", os.path.abspath(ENGINE_OUT))

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import ChorusKokoro
+@testable import ChorusPiper
+import ChorusSpeech
+
+/// Tiny models with Kokoro's and Piper's inputs whose "audio" is the ids they are fed, one with the
+/// engine's output name and one with another (scripts/testdata/make_ort_test_models.py writes them).
+enum StandIns {
+    static let folder = Bundle.module.url(forResource: "Models", withExtension: nil)!
+
+    static func kokoro(_ model: String) -> KokoroSynthesizer.Files {
+        var files = KokoroSynthesizer.Files(folder: folder)
+        files.model = folder.appendingPathComponent(model)
+        files.vocabulary = folder.appendingPathComponent("kokoro_vocab.json")
+        files.voices = folder.appendingPathComponent("kokoro_voices.npz")
+        return files
+    }
+
+    static func piper(_ model: String) -> URL { folder.appendingPathComponent(model) }
+}
+
+@Suite struct StandInModelTests {
+    @Test func kokoroRefusesAModelWithoutItsAudioOutput() {
+        let files = StandIns.kokoro("kokoro_renamed_output.onnx")
+        #expect(throws: SpeechError.invalidModelFile(
+            path: files.model.path,
+            reason: "it has no output named \"audio\" (its outputs: waveform), so it is not a Kokoro v1.0 ONNX export; "
+                + "use the model `scripts/setup.sh` installs")) {
+            try KokoroSynthesizer(files: files)
+        }
+    }
+
+    @Test func kokoroReadsTheAudioOutput() async throws {
+        let kokoro = try KokoroSynthesizer(files: StandIns.kokoro("kokoro_stand_in.onnx"))
+        #expect(kokoro.voices.map(\.id) == ["af_test"])
+        let ids = try kokoro.modelInputs(for: "Hello there.")
+        #expect(ids.count == 1 && ids[0].count > 3)
+        let samples = try await kokoro.synthesize(SynthesisRequest(text: "Hello there."))
+        #expect(samples == ([0] + ids[0] + [0]).map(Float.init))
+    }
+
+    @Test func piperRefusesAModelWithoutItsAudioOutput() {
+        let model = StandIns.piper("piper_renamed_output.onnx")
+        #expect(throws: SpeechError.invalidModelFile(
+            path: model.path,
+            reason: "it has no output named \"output\" (its outputs: wav), so it is not a Piper VITS voice; "
+                + "use a voice exported by Piper (an .onnx with its .onnx.json)")) {
+            try PiperSynthesizer(modelPath: model)
+        }
+    }
+
+    @Test func piperReadsTheAudioOutput() async throws {
+        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"))
+        #expect(piper.voices.map(\.id) == ["piper_stand_in"])
+        let ids = try piper.modelInputs(for: "Hello there.")
+        #expect(ids.count == 1 && ids[0].count > 5)
+        let samples = try await piper.synthesize(SynthesisRequest(text: "Hello there."))
+        #expect(samples == ids[0].map(Float.init))
+    }
+}
