@@ -86,6 +86,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
     let catalog: InstalledVoices
+    /// Pieces synthesised at once: one, since each already keeps the cores busy; concurrent requests
+    /// wait their turn, suspended.
+    public let runLimit = RunLimit(maximum: 1)
     /// The folder the models were loaded from (voice cloning reads its campplus and speech tokenizer).
     public let modelFolder: URL
     /// The folder installed voices live in.
@@ -171,6 +174,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
         func add(_ token: Int) throws {
             try Task.checkCancellation()
+            try InferenceExecutor.checkCancellation()
             let audio = try stream.add(token)
             if !audio.isEmpty { try onChunk(audio) }
         }
@@ -277,16 +281,20 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
                     for piece in try pieces(of: request.text) {
                         let text = try frontend.tokenizer.encode(piece)
-                        if request.speed == 1 {
-                            try streamSynthesis(promptText: prompt, text: text, voice: voice,
-                                                usesPromptSpeech: instruction == nil) { samples in
-                                continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
+                        // Each piece is one job on the inference executor: its model loop never holds a
+                        // shared concurrency thread, and cancelling this task stops the run in progress.
+                        try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                            if request.speed == 1 {
+                                try streamSynthesis(promptText: prompt, text: text, voice: voice,
+                                                    usesPromptSpeech: instruction == nil) { samples in
+                                    continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
+                                }
+                            } else {
+                                // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                                let result = try synthesize(promptText: prompt, text: text, voice: voice,
+                                                            usesPromptSpeech: instruction == nil, speed: request.speed)
+                                continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                             }
-                        } else {
-                            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                            let result = try synthesize(promptText: prompt, text: text, voice: voice,
-                                                        usesPromptSpeech: instruction == nil, speed: request.speed)
-                            continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                         }
                     }
                     continuation.finish()
