@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusONNX
 import ChorusVAD
 
 /// Transcribes a live stream: audio pushed in pieces of any size and rate, partial transcripts
@@ -108,7 +109,15 @@ public actor LiveTranscriber {
         utterance += audio
         sinceLastPartial += audio.count
         var updates: [Update] = []
-        for event in try vad?.process(audio) ?? [] {
+        var events: [StreamingVAD.Event] = []
+        if let detector = vad {
+            // Silero's windows are many short model calls: one job on the inference executor for them all.
+            (events, vad) = try await InferenceExecutor.shared.run {
+                var advanced = detector
+                return (try advanced.process(audio), advanced)
+            }
+        }
+        for event in events {
             switch event {
             case .speechStarted(let start):
                 heardSpeech = true
