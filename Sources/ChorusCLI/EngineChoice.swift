@@ -36,9 +36,12 @@ struct EngineOptions: ParsableArguments {
     @Option(help: "The engine: \(EngineChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
     var engine: EngineChoice = .kokoro
 
-    @Option(help: ArgumentHelp("A model other than the engine's default: a Kokoro folder or a Piper .onnx file.",
-                               valueName: "path"))
+    @Option(help: ArgumentHelp(EngineOptions.modelHelp, valueName: "path"))
     var model: String?
+
+    /// Names what each engine takes as a model, from the registry, so a new engine is listed too.
+    static let modelHelp = "A model other than the engine's default ("
+        + EngineChoice.allCases.map { "\($0.rawValue): \($0.engine.modelDescription)" }.joined(separator: "; ") + ")."
 
     @Option(help: ArgumentHelp("Kokoro only: the espeak-ng language the text is read in (en-us, en-gb, fr, es, ...).",
                                valueName: "espeak-voice"))

@@ -68,6 +68,17 @@ struct ChorusCommandTests {
         #expect(result.standardOutput.contains("voices"))
     }
 
+    @Test func speakHelpNamesEveryEnginesModel() async throws {
+        let result = try await ChorusProcess.running(["speak", "--help"])
+        #expect(result.status == 0)
+        // Help is wrapped to the terminal's width; compare with the line breaks folded away.
+        let help = result.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for model in ["kokoro: a Kokoro model folder", "piper: a Piper voice's .onnx file (its .onnx.json beside it)",
+                      "cosyvoice: a CosyVoice 3 model folder"] {
+            #expect(help.contains(model), "\(help)")
+        }
+    }
+
     @Test func emptyTextFailsClearly() async throws {
         let folder = try temporaryFolder()
         let result = try await ChorusProcess.running(["speak", "   ", "-o", folder.appendingPathComponent("x.wav").path])
