@@ -29,6 +29,14 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// so the arena kept growing with blocks planned for earlier pieces (see `PiperSynthesizer`).
     public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
 
+    /// The output Kokoro's ONNX export puts the waveform in; a model without it is refused, not read as silence.
+    static let audioOutput = "audio"
+
+    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
+        .missingModelOutput(path: session.modelPath, output: audioOutput, outputs: session.outputs.map(\.name),
+                            remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
+    }
+
     /// The files of a Kokoro model folder.
     public struct Files: Sendable {
         public var model: URL
@@ -189,16 +197,5 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         ], outputs: [Self.audioOutput], limit: runLimit)
         guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
-    }
-
-    /// The output Kokoro's ONNX export puts the waveform in.
-    static let audioOutput = "audio"
-
-    /// A model without `audioOutput` is another model, whose audio (if any) would be read wrongly.
-    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
-        .invalidModelFile(
-            path: session.modelPath,
-            reason: "it has no output named \"\(audioOutput)\" (its outputs: \(session.outputs.map(\.name).joined(separator: ", "))), "
-                + "so it is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs")
     }
 }

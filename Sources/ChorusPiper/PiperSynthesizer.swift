@@ -31,6 +31,14 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// sentences, 357 after 40; without the pattern 237 after 20 and 241 after 60).
     public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
 
+    /// The output Piper's VITS export puts the waveform in; a model without it is refused, not read as silence.
+    static let audioOutput = "output"
+
+    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
+        .missingModelOutput(path: session.modelPath, output: audioOutput, outputs: session.outputs.map(\.name),
+                            remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")
+    }
+
     /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
         self.sentenceSilence = sentenceSilence
@@ -154,16 +162,5 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         ], outputs: [Self.audioOutput], limit: runLimit)
         guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
-    }
-
-    /// The output Piper's VITS export puts the waveform in.
-    static let audioOutput = "output"
-
-    /// A model without `audioOutput` is another model, whose audio (if any) would be read wrongly.
-    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
-        .invalidModelFile(
-            path: session.modelPath,
-            reason: "it has no output named \"\(audioOutput)\" (its outputs: \(session.outputs.map(\.name).joined(separator: ", "))), "
-                + "so it is not a Piper VITS voice; use a voice exported by Piper (an .onnx with its .onnx.json)")
     }
 }

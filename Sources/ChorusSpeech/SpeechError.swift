@@ -13,6 +13,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case modelMissing(engine: String, path: String, remedy: String)
     /// A model's companion file (config, vocabulary, voices) is unreadable or malformed.
     case invalidModelFile(path: String, reason: String)
+    /// A model lacks the output the engine reads its audio from: it is another model or another export.
+    case missingModelOutput(path: String, output: String, outputs: [String], remedy: String)
     /// The text produced no sound the engine can speak (for example only symbols it has no phonemes for).
     case nothingToSpeak(String)
 
@@ -34,6 +36,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The \(engine) model is missing: \(path) not found. \(remedy)"
         case .invalidModelFile(let path, let reason):
             return "Model file \(path) is invalid: \(reason)."
+        case .missingModelOutput(let path, let output, let outputs, let remedy):
+            return "Model file \(path) has no output named \"\(output)\" (its outputs: \(outputs.joined(separator: ", "))). \(remedy)"
         case .nothingToSpeak(let text):
             return "Nothing speakable in \"\(text.prefix(60))\"."
         }

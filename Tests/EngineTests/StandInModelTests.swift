@@ -23,12 +23,12 @@ enum StandIns {
 @Suite struct StandInModelTests {
     @Test func kokoroRefusesAModelWithoutItsAudioOutput() {
         let files = StandIns.kokoro("kokoro_renamed_output.onnx")
-        #expect(throws: SpeechError.invalidModelFile(
-            path: files.model.path,
-            reason: "it has no output named \"audio\" (its outputs: waveform), so it is not a Kokoro v1.0 ONNX export; "
-                + "use the model `scripts/setup.sh` installs")) {
-            try KokoroSynthesizer(files: files)
-        }
+        let expected = SpeechError.missingModelOutput(
+            path: files.model.path, output: "audio", outputs: ["waveform"],
+            remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
+        #expect(throws: expected) { try KokoroSynthesizer(files: files) }
+        #expect(expected.description == "Model file \(files.model.path) has no output named \"audio\" (its outputs: waveform). "
+            + "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
     }
 
     @Test func kokoroReadsTheAudioOutput() async throws {
@@ -42,10 +42,9 @@ enum StandIns {
 
     @Test func piperRefusesAModelWithoutItsAudioOutput() {
         let model = StandIns.piper("piper_renamed_output.onnx")
-        #expect(throws: SpeechError.invalidModelFile(
-            path: model.path,
-            reason: "it has no output named \"output\" (its outputs: wav), so it is not a Piper VITS voice; "
-                + "use a voice exported by Piper (an .onnx with its .onnx.json)")) {
+        #expect(throws: SpeechError.missingModelOutput(
+            path: model.path, output: "output", outputs: ["wav"],
+            remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")) {
             try PiperSynthesizer(modelPath: model)
         }
     }
