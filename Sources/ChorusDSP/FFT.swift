@@ -146,16 +146,7 @@ public struct FFT: Sendable {
     ) {
         switch plan {
         case .stockham(let stages):
-            var source = (re, im)
-            var target = (scratchRe, scratchIm)
-            for stage in stages {
-                Self.run(stage, size: size, from: source, to: target)
-                swap(&source, &target)
-            }
-            if source.0 != re {
-                re.update(from: source.0, count: size)
-                im.update(from: source.1, count: size)
-            }
+            Self.run(stages, size: size, re, im, scratchRe: scratchRe, scratchIm: scratchIm)
         case .bluestein(let plan):
             bluesteinForward(plan, re, im, scratchRe: scratchRe, scratchIm: scratchIm)
         }
@@ -169,16 +160,7 @@ public struct FFT: Sendable {
     ) {
         switch plan {
         case .stockham(let stages):
-            var source = (re, im)
-            var target = (scratchRe, scratchIm)
-            for stage in stages {
-                Self.run(stage, size: size, from: source, to: target)
-                swap(&source, &target)
-            }
-            if source.0 != re {
-                re.update(from: source.0, count: size)
-                im.update(from: source.1, count: size)
-            }
+            Self.run(stages, size: size, re, im, scratchRe: scratchRe, scratchIm: scratchIm)
         case .bluestein:
             var laneRe = [Float](repeating: 0, count: size), laneIm = laneRe
             for lane in 0..<8 {
@@ -227,6 +209,24 @@ public struct FFT: Sendable {
             let convolvedIm = -workIm[k] * scale
             re[k] = convolvedRe * plan.chirpRe[k] - convolvedIm * plan.chirpIm[k]
             im[k] = convolvedRe * plan.chirpIm[k] + convolvedIm * plan.chirpRe[k]
+        }
+    }
+
+    /// Every Stockham pass in turn, each reading what the last wrote (the data, then the scratch,
+    /// and back), leaving the transform in `re`/`im`.
+    private static func run<V: FFTLanes>(
+        _ stages: [Stage], size: Int, _ re: UnsafeMutablePointer<V>, _ im: UnsafeMutablePointer<V>,
+        scratchRe: UnsafeMutablePointer<V>, scratchIm: UnsafeMutablePointer<V>
+    ) {
+        var source = (re, im)
+        var target = (scratchRe, scratchIm)
+        for stage in stages {
+            run(stage, size: size, from: source, to: target)
+            swap(&source, &target)
+        }
+        if source.0 != re {
+            re.update(from: source.0, count: size)
+            im.update(from: source.1, count: size)
         }
     }
 
