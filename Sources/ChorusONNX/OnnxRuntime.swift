@@ -9,7 +9,7 @@ import Foundation
 public final class OnnxRuntime: @unchecked Sendable {
     /// The file the library was loaded from (or the name the system loader resolved).
     public let libraryPath: String
-    /// The runtime's own version string, e.g. "1.31.1".
+    /// The runtime's own version string, e.g. "1.32.0".
     public let version: String
     /// Execution providers compiled into this library, e.g. ["CPUExecutionProvider"].
     public let availableProviders: [String]
