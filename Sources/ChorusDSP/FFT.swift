@@ -378,7 +378,26 @@ protocol FFTLanes {
     static func * (lhs: Float, rhs: Self) -> Self
     static func * (lhs: Self, rhs: Float) -> Self
     static prefix func - (operand: Self) -> Self
+    /// `fft`'s forward transform of these values, in place.
+    static func forward(
+        _ fft: FFT, _ re: UnsafeMutablePointer<Self>, _ im: UnsafeMutablePointer<Self>,
+        scratchRe: UnsafeMutablePointer<Self>, scratchIm: UnsafeMutablePointer<Self>)
 }
 
-extension Float: FFTLanes {}
-extension SIMD8: FFTLanes where Scalar == Float {}
+extension Float: FFTLanes {
+    static func forward(
+        _ fft: FFT, _ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>,
+        scratchRe: UnsafeMutablePointer<Float>, scratchIm: UnsafeMutablePointer<Float>
+    ) {
+        fft.forward(re, im, scratchRe: scratchRe, scratchIm: scratchIm)
+    }
+}
+
+extension SIMD8: FFTLanes where Scalar == Float {
+    static func forward(
+        _ fft: FFT, _ re: UnsafeMutablePointer<Self>, _ im: UnsafeMutablePointer<Self>,
+        scratchRe: UnsafeMutablePointer<Self>, scratchIm: UnsafeMutablePointer<Self>
+    ) {
+        fft.forward(lanes: re, im, scratchRe: scratchRe, scratchIm: scratchIm)
+    }
+}

@@ -73,50 +73,8 @@ public struct RealFFT: Sendable {
         _ input: UnsafePointer<Float>, real: UnsafeMutablePointer<Float>, imag: UnsafeMutablePointer<Float>,
         workspace: inout Workspace
     ) {
-        let n = complex.size
-        workspace.re.withUnsafeMutableBufferPointer { zr in
-            workspace.im.withUnsafeMutableBufferPointer { zi in
-                workspace.scratchRe.withUnsafeMutableBufferPointer { sr in
-                    workspace.scratchIm.withUnsafeMutableBufferPointer { si in
-                        let zr = zr.baseAddress!, zi = zi.baseAddress!
-                        if !half {
-                            for index in 0..<n {
-                                zr[index] = input[index]
-                                zi[index] = 0
-                            }
-                            complex.forward(zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                            for k in 0..<binCount {
-                                real[k] = zr[k]
-                                imag[k] = zi[k]
-                            }
-                            return
-                        }
-                        // Even samples become the real part, odd ones the imaginary part.
-                        for index in 0..<n {
-                            zr[index] = input[2 * index]
-                            zi[index] = input[2 * index + 1]
-                        }
-                        complex.forward(zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                        real[0] = zr[0] + zi[0]
-                        imag[0] = 0
-                        real[n] = zr[0] - zi[0]
-                        imag[n] = 0
-                        unpackRe.withUnsafeBufferPointer { wr in
-                            unpackIm.withUnsafeBufferPointer { wi in
-                                for k in 1..<max(1, n) {
-                                    // E = (Z[k] + conj Z[n-k]) / 2, O = (Z[k] - conj Z[n-k]) / 2i, X = E + W^k O.
-                                    let ar = zr[k], ai = zi[k]
-                                    let br = zr[n - k], bi = -zi[n - k]
-                                    let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
-                                    let or = 0.5 * (ai - bi), oi = -0.5 * (ar - br)
-                                    real[k] = er + wr[k] * or - wi[k] * oi
-                                    imag[k] = ei + wr[k] * oi + wi[k] * or
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+        Self.withPointers(&workspace.re, &workspace.im, &workspace.scratchRe, &workspace.scratchIm) { zr, zi, sr, si in
+            transform(input, real: real, imag: imag, zr: zr, zi: zi, scratchRe: sr, scratchIm: si)
         }
     }
 
@@ -142,48 +100,66 @@ public struct RealFFT: Sendable {
         lanes input: UnsafePointer<SIMD8<Float>>, real: UnsafeMutablePointer<SIMD8<Float>>,
         imag: UnsafeMutablePointer<SIMD8<Float>>, workspace: inout LanesWorkspace
     ) {
+        Self.withPointers(&workspace.re, &workspace.im, &workspace.scratchRe, &workspace.scratchIm) { zr, zi, sr, si in
+            transform(input, real: real, imag: imag, zr: zr, zi: zi, scratchRe: sr, scratchIm: si)
+        }
+    }
+
+    /// The forward transform for scalars or eight lanes, in the work buffers `zr`/`zi` (the complex FFT's
+    /// size) and the scratch it needs.
+    private func transform<V: FFTLanes>(
+        _ input: UnsafePointer<V>, real: UnsafeMutablePointer<V>, imag: UnsafeMutablePointer<V>,
+        zr: UnsafeMutablePointer<V>, zi: UnsafeMutablePointer<V>,
+        scratchRe: UnsafeMutablePointer<V>, scratchIm: UnsafeMutablePointer<V>
+    ) {
         let n = complex.size
-        let half = self.half
-        let binCount = self.binCount
-        let complex = self.complex
-        workspace.re.withUnsafeMutableBufferPointer { zr in
-            workspace.im.withUnsafeMutableBufferPointer { zi in
-                workspace.scratchRe.withUnsafeMutableBufferPointer { sr in
-                    workspace.scratchIm.withUnsafeMutableBufferPointer { si in
-                        let zr = zr.baseAddress!, zi = zi.baseAddress!
-                        if !half {
-                            for index in 0..<n {
-                                zr[index] = input[index]
-                                zi[index] = .zero
-                            }
-                            complex.forward(lanes: zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                            for k in 0..<binCount {
-                                real[k] = zr[k]
-                                imag[k] = zi[k]
-                            }
-                            return
-                        }
-                        for index in 0..<n {
-                            zr[index] = input[2 * index]
-                            zi[index] = input[2 * index + 1]
-                        }
-                        complex.forward(lanes: zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                        real[0] = zr[0] + zi[0]
-                        imag[0] = .zero
-                        real[n] = zr[0] - zi[0]
-                        imag[n] = .zero
-                        unpackRe.withUnsafeBufferPointer { wr in
-                            unpackIm.withUnsafeBufferPointer { wi in
-                                for k in 1..<max(1, n) {
-                                    let ar = zr[k], ai = zi[k]
-                                    let br = zr[n - k], bi = -zi[n - k]
-                                    let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
-                                    let or = 0.5 * (ai - bi), oi = -0.5 * (ar - br)
-                                    real[k] = er + wr[k] * or - wi[k] * oi
-                                    imag[k] = ei + wr[k] * oi + wi[k] * or
-                                }
-                            }
-                        }
+        if !half {
+            for index in 0..<n {
+                zr[index] = input[index]
+                zi[index] = .zero
+            }
+            V.forward(complex, zr, zi, scratchRe: scratchRe, scratchIm: scratchIm)
+            for k in 0..<binCount {
+                real[k] = zr[k]
+                imag[k] = zi[k]
+            }
+            return
+        }
+        // Even samples become the real part, odd ones the imaginary part.
+        for index in 0..<n {
+            zr[index] = input[2 * index]
+            zi[index] = input[2 * index + 1]
+        }
+        V.forward(complex, zr, zi, scratchRe: scratchRe, scratchIm: scratchIm)
+        real[0] = zr[0] + zi[0]
+        imag[0] = .zero
+        real[n] = zr[0] - zi[0]
+        imag[n] = .zero
+        unpackRe.withUnsafeBufferPointer { wr in
+            unpackIm.withUnsafeBufferPointer { wi in
+                for k in 1..<max(1, n) {
+                    // E = (Z[k] + conj Z[n-k]) / 2, O = (Z[k] - conj Z[n-k]) / 2i, X = E + W^k O.
+                    let ar = zr[k], ai = zi[k]
+                    let br = zr[n - k], bi = -zi[n - k]
+                    let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
+                    let or = 0.5 * (ai - bi), oi = -0.5 * (ar - br)
+                    real[k] = er + wr[k] * or - wi[k] * oi
+                    imag[k] = ei + wr[k] * oi + wi[k] * or
+                }
+            }
+        }
+    }
+
+    /// The storage of a workspace's four buffers, for one transform.
+    private static func withPointers<V, Result>(
+        _ re: inout [V], _ im: inout [V], _ scratchRe: inout [V], _ scratchIm: inout [V],
+        _ body: (UnsafeMutablePointer<V>, UnsafeMutablePointer<V>, UnsafeMutablePointer<V>, UnsafeMutablePointer<V>) -> Result
+    ) -> Result {
+        re.withUnsafeMutableBufferPointer { zr in
+            im.withUnsafeMutableBufferPointer { zi in
+                scratchRe.withUnsafeMutableBufferPointer { sr in
+                    scratchIm.withUnsafeMutableBufferPointer { si in
+                        body(zr.baseAddress!, zi.baseAddress!, sr.baseAddress!, si.baseAddress!)
                     }
                 }
             }
@@ -212,51 +188,44 @@ public struct RealFFT: Sendable {
         workspace: inout Workspace
     ) {
         let n = complex.size
-        workspace.re.withUnsafeMutableBufferPointer { zr in
-            workspace.im.withUnsafeMutableBufferPointer { zi in
-                workspace.scratchRe.withUnsafeMutableBufferPointer { sr in
-                    workspace.scratchIm.withUnsafeMutableBufferPointer { si in
-                        let zr = zr.baseAddress!, zi = zi.baseAddress!
-                        if !half {
-                            // Rebuild the Hermitian spectrum and take a conjugated forward transform.
-                            for k in 0..<n {
-                                if k < binCount {
-                                    zr[k] = real[k]
-                                    zi[k] = k == 0 ? 0 : -imag[k]
-                                } else {
-                                    zr[k] = real[n - k]
-                                    zi[k] = imag[n - k]
-                                }
-                            }
-                            complex.forward(zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                            let scale = 1 / Float(n)
-                            for index in 0..<n { output[index] = zr[index] * scale }
-                            return
-                        }
-                        unpackRe.withUnsafeBufferPointer { wr in
-                            unpackIm.withUnsafeBufferPointer { wi in
-                                for k in 0..<n {
-                                    // E = (X[k] + conj X[n-k]) / 2, O = (X[k] - conj X[n-k]) / (2 W^k), Z = E + iO;
-                                    // conjugated so that the forward transform inverts it.
-                                    let ar = real[k], ai = k == 0 ? 0 : imag[k]
-                                    let br = real[n - k], bi = (n - k == n) ? 0 : -imag[n - k]
-                                    let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
-                                    let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
-                                    // Dividing by W^k multiplies by its conjugate.
-                                    let or = dr * wr[k] + di * wi[k], oi = di * wr[k] - dr * wi[k]
-                                    zr[k] = er - oi
-                                    zi[k] = -(ei + or)
-                                }
-                            }
-                        }
-                        complex.forward(zr, zi, scratchRe: sr.baseAddress!, scratchIm: si.baseAddress!)
-                        let scale = 1 / Float(n)
-                        for index in 0..<n {
-                            output[2 * index] = zr[index] * scale
-                            output[2 * index + 1] = -zi[index] * scale
-                        }
+        Self.withPointers(&workspace.re, &workspace.im, &workspace.scratchRe, &workspace.scratchIm) { zr, zi, sr, si in
+            if !half {
+                // Rebuild the Hermitian spectrum and take a conjugated forward transform.
+                for k in 0..<n {
+                    if k < binCount {
+                        zr[k] = real[k]
+                        zi[k] = k == 0 ? 0 : -imag[k]
+                    } else {
+                        zr[k] = real[n - k]
+                        zi[k] = imag[n - k]
                     }
                 }
+                complex.forward(zr, zi, scratchRe: sr, scratchIm: si)
+                let scale = 1 / Float(n)
+                for index in 0..<n { output[index] = zr[index] * scale }
+                return
+            }
+            unpackRe.withUnsafeBufferPointer { wr in
+                unpackIm.withUnsafeBufferPointer { wi in
+                    for k in 0..<n {
+                        // E = (X[k] + conj X[n-k]) / 2, O = (X[k] - conj X[n-k]) / (2 W^k), Z = E + iO;
+                        // conjugated so that the forward transform inverts it.
+                        let ar = real[k], ai = k == 0 ? 0 : imag[k]
+                        let br = real[n - k], bi = (n - k == n) ? 0 : -imag[n - k]
+                        let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
+                        let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
+                        // Dividing by W^k multiplies by its conjugate.
+                        let or = dr * wr[k] + di * wi[k], oi = di * wr[k] - dr * wi[k]
+                        zr[k] = er - oi
+                        zi[k] = -(ei + or)
+                    }
+                }
+            }
+            complex.forward(zr, zi, scratchRe: sr, scratchIm: si)
+            let scale = 1 / Float(n)
+            for index in 0..<n {
+                output[2 * index] = zr[index] * scale
+                output[2 * index + 1] = -zi[index] * scale
             }
         }
     }
