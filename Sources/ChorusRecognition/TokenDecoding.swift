@@ -79,11 +79,7 @@ public struct SymbolVocabulary: TokenDecoding, Equatable {
 
     /// Reads `url`: one symbol per line, blank lines ignored.
     public init(contentsOf url: URL) throws {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw RecognitionError.missingModelFile(
-                folder: url.deletingLastPathComponent().path, file: url.lastPathComponent,
-                remedy: "It must be a UTF-8 text file with one symbol per line.")
-        }
+        let text = try vocabularyText(at: url, lines: "one symbol")
         symbols = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
         source = url.path
     }
@@ -111,11 +107,7 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
 
     /// Reads `url`; each line is a piece and its id, in id order.
     public init(contentsOf url: URL) throws {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw RecognitionError.missingModelFile(
-                folder: url.deletingLastPathComponent().path, file: url.lastPathComponent,
-                remedy: "It must be a UTF-8 text file with one `piece id` per line.")
-        }
+        let text = try vocabularyText(at: url, lines: "one `piece id`")
         var pieces: [String] = []
         for line in text.split(whereSeparator: \.isNewline) where !line.isEmpty {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
@@ -147,4 +139,14 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
         }
         return text.trimmingCharacters(in: .whitespaces)
     }
+}
+
+/// The text of a vocabulary file whose lines each hold `lines`, or an error naming the file.
+private func vocabularyText(at url: URL, lines: String) throws -> String {
+    guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+        throw RecognitionError.missingModelFile(
+            folder: url.deletingLastPathComponent().path, file: url.lastPathComponent,
+            remedy: "It must be a UTF-8 text file with \(lines) per line.")
+    }
+    return text
 }
