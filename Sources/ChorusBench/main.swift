@@ -56,19 +56,19 @@ func measure() async throws {
     let text = try String(contentsOfFile: arguments.textFile, encoding: .utf8)
     let synthesizer: any SpeechSynthesizer
     let inputs: [[Int64]]
+    /// The engine's own session options with the thread count asked for.
+    func options(_ defaults: SessionOptions) -> SessionOptions {
+        var options = defaults
+        options.intraOpThreads = arguments.threads
+        return options
+    }
     switch arguments.engine {
     case "kokoro":
-        var options = KokoroSynthesizer.defaultSessionOptions
-        options.intraOpThreads = arguments.threads
-        let kokoro = try KokoroSynthesizer(options: options)
-        inputs = try kokoro.modelInputs(for: text)
-        synthesizer = kokoro
+        let kokoro = try KokoroSynthesizer(options: options(KokoroSynthesizer.defaultSessionOptions))
+        (synthesizer, inputs) = (kokoro, try kokoro.modelInputs(for: text))
     case "piper":
-        var options = PiperSynthesizer.defaultSessionOptions
-        options.intraOpThreads = arguments.threads
-        let piper = try PiperSynthesizer(options: options)
-        inputs = try piper.modelInputs(for: text)
-        synthesizer = piper
+        let piper = try PiperSynthesizer(options: options(PiperSynthesizer.defaultSessionOptions))
+        (synthesizer, inputs) = (piper, try piper.modelInputs(for: text))
     default:
         throw BenchError.usage("unknown engine \(arguments.engine)")
     }
