@@ -3,7 +3,7 @@
 /// command's text input all check bytes with these.
 public enum UTF8Validation {
     /// The length of the valid UTF-8 character at the start of `bytes`, or 0 when it is not valid.
-    public static func validLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    static func validLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard let lead = bytes.first else { return 0 }
         if lead < 0x80 { return 1 }
         let length: Int

@@ -1,5 +1,5 @@
 import Testing
-import ChorusText
+@testable import ChorusText
 
 @Suite struct UTF8ValidationTests {
     func length(_ bytes: [UInt8]) -> Int {
