@@ -5,9 +5,10 @@ import Foundation
 /// Upstream does dialects with `inference_instruct2`: the LLM's prompt is
 /// `You are a helpful assistant. 请用广东话表达。<|endofprompt|>` (its README's Cantonese example) in place
 /// of the clip's transcript, and the flow still clones the clip's timbre. The list is the one Alibaba's
-/// CosyVoice v3 documentation gives for that instruction ("请用广东话表达。（支持的方言：广东话、东北话、...）").
+/// CosyVoice v3 documentation gives for that instruction ("请用广东话表达。（支持的方言：广东话、东北话、...）"),
+/// with 湖南话 (Hunan), which upstream's own instruction list has as well.
 public enum Dialect: String, CaseIterable, Sendable {
-    case cantonese, northeastern, gansu, guizhou, henan, hubei, jiangxi, minnan, ningxia, shanxi, shaanxi,
+    case cantonese, northeastern, gansu, guizhou, henan, hubei, hunan, jiangxi, minnan, ningxia, shanxi, shaanxi,
          shandong, shanghainese, sichuanese, tianjin, yunnan
 
     /// The dialect's name as the instruction says it.
@@ -19,6 +20,7 @@ public enum Dialect: String, CaseIterable, Sendable {
         case .guizhou: "贵州话"
         case .henan: "河南话"
         case .hubei: "湖北话"
+        case .hunan: "湖南话"
         case .jiangxi: "江西话"
         case .minnan: "闽南话"
         case .ningxia: "宁夏话"
@@ -33,12 +35,13 @@ public enum Dialect: String, CaseIterable, Sendable {
     }
 
     /// A BCP 47 tag for the voice catalog: the dialects with their own ISO 639-3 code get it
-    /// (Cantonese `yue`, Min Nan `nan`, Wu `wuu`), the others are Mandarin varieties, `zh`.
+    /// (Cantonese `yue`, Min Nan `nan`, Wu `wuu`, Xiang `hsn` for Hunan), the others are Mandarin varieties, `zh`.
     public var languageTag: String {
         switch self {
         case .cantonese: "yue"
         case .minnan: "nan"
         case .shanghainese: "wuu"
+        case .hunan: "hsn"
         default: "zh"
         }
     }

@@ -120,8 +120,16 @@ import ChorusText
         #expect(Dialect(name: "四川话") == .sichuanese)
         #expect(Dialect(name: " shanghainese ") == .shanghainese)
         #expect(Dialect(name: "klingon") == nil)
-        #expect(Dialect.allCases.count == 16)
-        #expect(Set(Dialect.allCases.map(\.chineseName)).count == 16)
+        #expect(Dialect.allCases.count == 17)
+        #expect(Set(Dialect.allCases.map(\.chineseName)).count == 17)
+    }
+
+    /// Upstream's instruction list names 湖南话 beside the sixteen of the v3 documentation.
+    @Test func hunanIsInUpstreamsInstructionList() {
+        #expect(Dialect(name: "湖南话") == .hunan)
+        #expect(Dialect(name: "hunan") == .hunan)
+        #expect(Dialect.hunan.instruction == "请用湖南话表达。")
+        #expect(Dialect.hunan.languageTag == "hsn")
     }
 
     @Test func instructionAndLanguageTag() {
