@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusCosyVoice
 import ChorusEngines
 import Foundation
 import ChorusSpeech
@@ -47,7 +48,18 @@ struct EngineOptions: ParsableArguments {
                                valueName: "espeak-voice"))
     var language: String?
 
+    @Flag(help: ArgumentHelp("""
+        CosyVoice only: speak in upstream's cross-lingual mode, which reads neither the voice's transcript nor its \
+        speech tokens (for text in another language than the clip's, and for voices added without --text).
+        """))
+    var crossLingual = false
+
     func load() async throws -> any SpeechSynthesizer {
-        try await engine.load(model: model, language: language)
+        if crossLingual, engine != .cosyvoice {
+            throw ValidationError("--cross-lingual applies to CosyVoice; add --engine cosyvoice or leave it out.")
+        }
+        let synthesizer = try await engine.load(model: model, language: language)
+        guard crossLingual, let cosyVoice = synthesizer as? CosyVoiceSynthesizer else { return synthesizer }
+        return cosyVoice.speaking(in: .crossLingual)
     }
 }

@@ -36,8 +36,11 @@ struct VoiceAddCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
     var audio: String
 
-    @Option(help: "What the clip says, word for word.")
-    var text: String
+    @Option(help: """
+        What the clip says, word for word. Without it the voice speaks only in the cross-lingual mode \
+        (`chorus speak --cross-lingual`), which reads no transcript.
+        """)
+    var text: String?
 
     @Option(help: "The new voice's id (letters, digits, - and _).")
     var id: String
@@ -90,6 +93,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let prompt = try extractor.voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
         var summary = String(format: "%.1f s clip", prompt.duration)
         if let dialect { summary += ", \(dialect.rawValue)" }
+        if text == nil, dialect == nil, instruction == nil { summary += ", no transcript: cross-lingual only" }
         let written = try VoiceCatalog.add(prompt, id: id, language: language ?? dialect?.languageTag ?? "zh",
                                            gender: gender, summary: summary,
                                            instruction: dialect?.instruction ?? instruction,

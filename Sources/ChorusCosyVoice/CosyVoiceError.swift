@@ -12,6 +12,8 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case samplingStuck(step: Int, trials: Int)
     /// A voice clip's transcript is empty.
     case emptyTranscript
+    /// A voice made without a transcript was asked to speak zero-shot, which reads the transcript.
+    case voiceWithoutTranscript(voice: String)
     /// A voice clip is shorter than voice extraction accepts.
     case clipTooShort(seconds: Double, minimum: Double)
     /// A voice clip is longer than the speech tokenizer reads.
@@ -35,6 +37,9 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
                 + "check that the text and the voice's prompt tokens belong to this model."
         case .emptyTranscript:
             return "The transcript is empty; give the exact words the clip says (--text)."
+        case .voiceWithoutTranscript(let voice):
+            return "The voice '\(voice)' was added without a transcript, so it speaks only cross-lingually; "
+                + "speak with --cross-lingual, or add the voice again with --text giving the clip's exact words."
         case .clipTooShort(let seconds, let minimum):
             return "The clip lasts \(String(format: "%.2f", seconds)) s, shorter than \(minimum) s; use 2 to 6 s of clear speech."
         case .clipTooLong(let seconds, let maximum):

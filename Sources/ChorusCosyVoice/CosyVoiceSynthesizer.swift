@@ -269,7 +269,24 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         return (conditioning.prompt, conditioning.instruction)
     }
 
+    /// How the voice's clip conditions the LLM.
+    public enum Mode: Sendable, Equatable {
+        /// upstream `inference_zero_shot` (or `inference_instruct2` for a voice with an instruction): the
+        /// LLM reads the clip's transcript and speech tokens, then the text.
+        case zeroShot
+        /// upstream `inference_cross_lingual`: the LLM reads neither the transcript nor the clip's speech
+        /// tokens, only `You are a helpful assistant.<|endofprompt|>` and the text, whole; the flow still
+        /// takes the clip's timbre. For text in another language than the clip's, and for voices made
+        /// without a transcript. A voice's instruction is not used.
+        case crossLingual
+    }
+
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        stream(request, mode: .zeroShot)
+    }
+
+    /// The audio of `request`, piece by piece, with the clip conditioning the LLM as `mode` says.
+    public func stream(_ request: SynthesisRequest, mode: Mode) -> AsyncThrowingStream<AudioChunk, Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -277,22 +294,37 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                         throw SpeechError.emptyText
                     }
                     guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
-                    let (voice, instruction) = try conditioning(of: request.voice)
-                    let prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
-                    for piece in try pieces(of: request.text) {
+                    let (voice, voiceInstruction) = try conditioning(of: request.voice)
+                    let instruction = mode == .crossLingual ? nil : voiceInstruction
+                    let prompt: [Int]
+                    let pieces: [String]
+                    switch mode {
+                    case .zeroShot:
+                        if voice.text.isEmpty, instruction == nil {
+                            throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
+                        }
+                        prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
+                        pieces = try self.pieces(of: request.text)
+                    case .crossLingual:
+                        // Upstream's length limits then count the whole text, prefix included.
+                        prompt = []
+                        pieces = [Frontend.crossLingualText(request.text)]
+                    }
+                    let usesPromptSpeech = mode == .zeroShot && instruction == nil
+                    for piece in pieces {
                         let text = try frontend.tokenizer.encode(piece)
                         // Each piece is one job on the inference executor: its model loop never holds a
                         // shared concurrency thread, and cancelling this task stops the run in progress.
                         try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
                             if request.speed == 1 {
                                 try streamSynthesis(promptText: prompt, text: text, voice: voice,
-                                                    usesPromptSpeech: instruction == nil) { samples in
+                                                    usesPromptSpeech: usesPromptSpeech) { samples in
                                     continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
                                 }
                             } else {
                                 // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
                                 let result = try synthesize(promptText: prompt, text: text, voice: voice,
-                                                            usesPromptSpeech: instruction == nil, speed: request.speed)
+                                                            usesPromptSpeech: usesPromptSpeech, speed: request.speed)
                                 continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                             }
                         }
@@ -316,5 +348,27 @@ public struct CosyVoiceConditioning: Sendable {
     public init(prompt: VoicePrompt, instruction: String? = nil) {
         self.prompt = prompt
         self.instruction = instruction
+    }
+}
+
+extension CosyVoiceSynthesizer {
+    /// The engine speaking every request in `mode`, behind the shared protocol (so the streaming pipeline
+    /// and the command line can use cross-lingual cloning like any engine).
+    public func speaking(in mode: Mode) -> some SpeechSynthesizer {
+        ModeSpeaker(engine: self, mode: mode)
+    }
+}
+
+/// `CosyVoiceSynthesizer.speaking(in:)`: the engine with its requests' mode fixed.
+struct ModeSpeaker: SpeechSynthesizer {
+    let engine: CosyVoiceSynthesizer
+    let mode: CosyVoiceSynthesizer.Mode
+
+    var engineName: String { engine.engineName }
+    var sampleRate: Int { engine.sampleRate }
+    var voices: [Voice] { engine.voices }
+
+    func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        engine.stream(request, mode: mode)
     }
 }

@@ -43,6 +43,13 @@ public struct Frontend: Sendable {
         instruction.contains(endOfPrompt) ? instruction : defaultInstruction + " " + instruction + endOfPrompt
     }
 
+    /// The text the LLM reads in upstream `inference_cross_lingual`: `You are a helpful assistant.<|endofprompt|>`
+    /// before the text (as upstream's examples write it), unless the text already carries `<|endofprompt|>`.
+    /// Upstream's markup rule then leaves it whole: not normalised, not split.
+    public static func crossLingualText(_ text: String) -> String {
+        text.contains(endOfPrompt) ? text : defaultInstruction + endOfPrompt + text
+    }
+
     /// The text to speak, normalised and cut into the pieces synthesised one after another
     /// (upstream `text_normalize(text, split=True)`).
     public func pieces(of text: String) throws -> [String] {

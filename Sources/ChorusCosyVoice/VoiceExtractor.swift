@@ -38,10 +38,11 @@ public struct VoiceExtractor: Sendable {
         }
     }
 
-    /// The voice of mono `samples` at `sampleRate` saying `transcript`.
-    public func voice(samples: [Float], sampleRate: Int, transcript: String) throws -> VoicePrompt {
-        let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw CosyVoiceError.emptyTranscript }
+    /// The voice of mono `samples` at `sampleRate` saying `transcript`; with no transcript (nil) the voice
+    /// speaks only cross-lingually (upstream `inference_cross_lingual` reads no transcript).
+    public func voice(samples: [Float], sampleRate: Int, transcript: String?) throws -> VoicePrompt {
+        let text = transcript?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if transcript != nil, text.isEmpty { throw CosyVoiceError.emptyTranscript }
         let duration = Double(samples.count) / Double(sampleRate)
         guard duration >= Self.minimumDuration else {
             throw CosyVoiceError.clipTooShort(seconds: duration, minimum: Self.minimumDuration)

@@ -70,10 +70,9 @@ public struct VoicePrompt: Sendable, Equatable {
                 folder: folder.path,
                 problem: "prompt_mel.bin declares \(frames) frames but holds \(melData.count - 4) bytes of values")
         }
-        guard let text = String(data: try data(.promptText), encoding: .utf8),
-              !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
-        else {
-            throw CosyVoiceError.invalidVoice(folder: folder.path, problem: "prompt_text.txt is empty or not UTF-8")
+        // An empty transcript is a voice made without one: it speaks only cross-lingually.
+        guard let text = String(data: try data(.promptText), encoding: .utf8) else {
+            throw CosyVoiceError.invalidVoice(folder: folder.path, problem: "prompt_text.txt is not UTF-8")
         }
         self.init(speakerEmbedding: Self.floats(embedding),
                   speechTokens: Self.int64s(tokens).map { Int($0) },

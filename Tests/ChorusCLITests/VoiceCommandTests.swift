@@ -61,4 +61,39 @@ import Testing
         #expect(both.status != 0)
         #expect(both.standardError.contains("--dialect or --instruction, not both"))
     }
+
+    /// upstream inference_cross_lingual from the command line: a voice added without --text speaks only with
+    /// --cross-lingual, and the flag belongs to CosyVoice alone.
+    @Test func aVoiceWithoutATranscriptSpeaksCrossLingually() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let models = folder.appendingPathComponent("models")
+        let cosyvoice = models.appendingPathComponent("cosyvoice")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.testModels, to: cosyvoice)
+        let clip = Self.testModels.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ChorusVADTests/Resources/speech_pauses_16k.wav")
+        let added = try await ChorusProcess.running(["voice", "add", "--audio", clip.path, "--id", "untold",
+                                                     "--language", "en", "--model", cosyvoice.path])
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(added.standardOutput.contains("cross-lingual only"))
+
+        let environment = ["CHORUS_MODELS": models.path]
+        let output = folder.appendingPathComponent("cross.wav")
+        let zeroShot = try await ChorusProcess.running(["speak", "--engine", "cosyvoice", "--voice", "untold", "你好。",
+                                                        "-o", output.path], environment: environment)
+        #expect(zeroShot.status != 0)
+        #expect(zeroShot.standardError.contains("speak with --cross-lingual"), "\(zeroShot.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+
+        let cross = try await ChorusProcess.running(["speak", "--engine", "cosyvoice", "--voice", "untold", "--cross-lingual",
+                                                     "你好。", "-o", output.path], environment: environment)
+        #expect(cross.status == 0, "\(cross.standardError)")
+        #expect(try WAVFile.readMono(contentsOf: output).samples.count > 24_000 / 10)
+
+        let piper = try await ChorusProcess.running(["speak", "--engine", "piper", "--cross-lingual", "Hi.", "-o",
+                                                     output.path], environment: environment)
+        #expect(piper.status != 0)
+        #expect(piper.standardError.contains("--cross-lingual applies to CosyVoice"))
+    }
 }

@@ -31,6 +31,11 @@ enum TestResources {
         try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("instruct.json")))
     }
 
+    /// The cross-lingual case (no prompt text, no prompt speech in the LLM), with its streamed chunk sizes.
+    static func crossLingualCase() throws -> Case {
+        try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("crosslingual.json")))
+    }
+
     static func floats(_ name: String) throws -> [Float] {
         let data = try Data(contentsOf: golden.appendingPathComponent(name))
         return data.withUnsafeBytes { raw in

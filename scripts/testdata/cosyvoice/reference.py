@@ -46,6 +46,8 @@ HOLDBACK_FRAMES = 8           # f0 predictor look-right 3 + conv_pre look-right 
 # "You are a helpful assistant. 请用广东话表达。<|endofprompt|>": upstream's Cantonese instruct2 prompt
 # (its README), as `chorus tokenize --cosyvoice3` encodes it with the Qwen2 vocabulary.
 INSTRUCTION_IDS = [2610, 525, 264, 10950, 17847, 13, 220, 14880, 11622, 102053, 57443, 102124, 1773, 151646]
+# "You are a helpful assistant.<|endofprompt|>": what upstream's cross-lingual examples put before the text.
+CROSS_LINGUAL_PREFIX_IDS = [2610, 525, 264, 10950, 17847, 13, 151646]
 
 
 class SplitMix64:
@@ -441,6 +443,24 @@ if __name__ == "__main__":
     audio2.astype("<f4").tofile(os.path.join(golden, "instruct-audio.f32"))
     np.concatenate(chunks2).astype("<f4").tofile(os.path.join(golden, "instruct-stream.f32"))
     print(f"instruct2: sampled {len(raw2)} tokens, audio {len(audio2)} samples, streamed {[len(c) for c in chunks2]}")
+    # The cross-lingual case (upstream inference_cross_lingual): no prompt text and no prompt speech in the
+    # LLM; the text it reads is "You are a helpful assistant.<|endofprompt|>" + the target, whole, and the
+    # length limits count all of it; the flow keeps the voice's tokens, mel and embedding.
+    cross_text_ids = CROSS_LINGUAL_PREFIX_IDS + text_ids
+    cross = {"promptTextTokens": [], "textTokens": cross_text_ids, "samplingSeed": 7, "noiseSeed": 0}
+    raw3, tokens3, mel3, audio3 = synthesize(models, [], cross_text_ids, voice, cross["samplingSeed"],
+                                             cross["noiseSeed"], llm_prompt_speech=False)
+    stream_tokens3, chunks3 = synthesize_streaming(models, [], cross_text_ids, voice, cross["samplingSeed"],
+                                                   cross["noiseSeed"], llm_prompt_speech=False)
+    assert stream_tokens3 == tokens3
+    cross.update({"sampledTokens": raw3, "tokens": tokens3, "melShape": list(mel3.shape),
+                  "audioSamples": len(audio3), "chunkSamples": [len(c) for c in chunks3]})
+    with open(os.path.join(golden, "crosslingual.json"), "w") as f:
+        json.dump(cross, f, indent=1)
+        f.write("\n")
+    audio3.astype("<f4").tofile(os.path.join(golden, "crosslingual-audio.f32"))
+    np.concatenate(chunks3).astype("<f4").tofile(os.path.join(golden, "crosslingual-stream.f32"))
+    print(f"cross-lingual: sampled {len(raw3)} tokens, audio {len(audio3)} samples, streamed {[len(c) for c in chunks3]}")
     silent = sum(1 for t in raw if t in SILENT_TOKENS)
     print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
           f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}; "
