@@ -41,6 +41,8 @@ let package = Package(
         // The engine registry, and the whole toolkit in one import.
         .library(name: "ChorusEngines", targets: ["ChorusEngines"]),
         .library(name: "Chorus", targets: ["Chorus"]),
+        // The OpenAI-compatible speech server behind `chorus serve`, for apps that embed it.
+        .library(name: "ChorusServer", targets: ["ChorusServer"]),
         .executable(name: "chorus", targets: ["ChorusCLI"]),
         .executable(name: "chorus-bench", targets: ["ChorusBench"]),
     ],
@@ -85,8 +87,11 @@ let package = Package(
         .target(name: "ChorusEngines", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice"]),
         .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
+        // The server.
+        .target(name: "ChorusServer", dependencies: ["ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", hummingbird, httpTypes, nioCore, logging]),
+
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -111,6 +116,7 @@ let package = Package(
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio"]),
     ],
     swiftLanguageModes: [.v6]

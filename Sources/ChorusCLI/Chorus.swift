@@ -19,6 +19,7 @@ struct Chorus: AsyncParsableCommand {
             VADCommand.self,
             TranscribeCommand.self,
             TokenizeCommand.self,
+            ServeCommand.self,
         ]
     )
 }

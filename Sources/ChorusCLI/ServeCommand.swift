@@ -1,0 +1,59 @@
+import ArgumentParser
+import ChorusServer
+import Foundation
+
+/// `chorus serve`: the OpenAI-compatible speech server.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve OpenAI-compatible speech (POST /v1/audio/speech) from the local engines.",
+        discussion: """
+            Routes: POST /v1/audio/speech (model = engine id, input, voice, speed, response_format wav or pcm, \
+            stream_format audio or sse), GET /v1/models, GET /v1/audio/voices, GET /health. Engines load on \
+            first use. Stop with Ctrl-C or SIGTERM: requests in flight finish first.
+
+            Example:
+              chorus serve --port 8880
+              curl -s localhost:8880/v1/audio/speech -H 'Content-Type: application/json' \\
+                -d '{"model": "kokoro", "input": "Hello there.", "voice": "jf_alpha"}' -o hello.wav
+            """
+    )
+
+    @Option(help: "The address to listen on; 0.0.0.0 opens it to the network.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port.")
+    var port = 8880
+
+    @Option(help: ArgumentHelp("Require 'Authorization: Bearer KEY' on /v1 routes (default: $CHORUS_API_KEY, if set).",
+                               valueName: "key"))
+    var apiKey: String?
+
+    @Option(help: "The longest input one speech request may carry, in characters.")
+    var maxText = 4_096
+
+    @Option(help: "Requests one engine holds at once, running or waiting; the next is refused with 429.")
+    var queue = 8
+
+    @Option(help: "Serve only these engines (repeat the option); the first is what OpenAI model names mean.")
+    var engine: [EngineChoice] = []
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        guard maxText > 0 else { throw ValidationError("--max-text must be 1 or more.") }
+        guard queue > 0 else { throw ValidationError("--queue must be 1 or more.") }
+        if let apiKey, BearerKey(apiKey) == nil { throw ValidationError("--api-key is empty; give a key or leave the option out.") }
+    }
+
+    func run() async throws {
+        let key = (apiKey ?? ProcessInfo.processInfo.environment["CHORUS_API_KEY"]).flatMap(BearerKey.init)
+        let engines = engine.isEmpty ? ServedEngine.registry : engine.map { ServedEngine($0.engine) }
+        let configuration = ServerConfiguration(host: host, port: port, apiKey: key,
+                                                maximumTextCharacters: maxText, queueLimit: queue)
+        FileHandle.standardError.write(Data("""
+            chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\
+            \(key == nil ? "" : "; API key required"))\n
+            """.utf8))
+        try await SpeechServer(configuration: configuration, engines: engines).run()
+    }
+}

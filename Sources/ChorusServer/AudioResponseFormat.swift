@@ -1,0 +1,78 @@
+import ChorusAudio
+import Foundation
+
+/// The `response_format` values this server streams, and the ones OpenAI names that it does not.
+public enum AudioResponseFormat: String, Sendable, CaseIterable {
+    /// A WAV stream at the engine's rate: a header with open-ended sizes, then 16-bit samples.
+    case wav
+    /// Bare signed 16-bit little-endian mono at 24 kHz, as OpenAI's `pcm` is; other rates are resampled.
+    case pcm
+
+    /// OpenAI's rate for `pcm`, which clients assume.
+    public static let pcmSampleRate = 24_000
+
+    /// Formats OpenAI offers that need an encoder this server does not link.
+    static let unserved: Set<String> = ["mp3", "opus", "aac", "flac"]
+
+    /// The format `name` asks for (wav when nil), or a 400 naming the served ones.
+    static func parse(_ name: String?) throws -> AudioResponseFormat {
+        guard let name else { return .wav }
+        if let format = AudioResponseFormat(rawValue: name.lowercased()) { return format }
+        let served = allCases.map(\.rawValue).joined(separator: " or ")
+        if unserved.contains(name.lowercased()) {
+            throw APIError.invalid("This server streams \(served), not \(name); ask for response_format \(served).",
+                                   param: "response_format", code: "unsupported_format")
+        }
+        throw APIError.invalid("Unknown response_format '\(name)'; use \(served).", param: "response_format")
+    }
+
+    var contentType: String {
+        switch self {
+        case .wav: "audio/wav"
+        case .pcm: "audio/pcm"
+        }
+    }
+}
+
+/// Turns an engine's float chunks into the bytes of one response: the WAV header first (for wav),
+/// then 16-bit samples, resampled to 24 kHz for pcm.
+struct AudioStreamEncoder: Sendable {
+    let format: AudioResponseFormat
+    let outputRate: Int
+    private var resampler: StreamingResampler?
+    private var headerSent = false
+
+    init(format: AudioResponseFormat, engineRate: Int) throws {
+        self.format = format
+        switch format {
+        case .wav:
+            outputRate = engineRate
+        case .pcm:
+            outputRate = AudioResponseFormat.pcmSampleRate
+            if engineRate != outputRate {
+                resampler = try StreamingResampler(inputRate: engineRate, outputRate: outputRate)
+            }
+        }
+    }
+
+    /// The bytes for the next chunk of samples (the header before the first).
+    mutating func encode(_ samples: [Float]) throws -> Data {
+        var data = Data()
+        if format == .wav && !headerSent {
+            data = try WAVWriter.header(sampleRate: outputRate, channels: 1, format: .pcm16, dataBytes: Int(UInt32.max))
+        }
+        headerSent = true
+        let out = resampler != nil ? resampler!.process(samples) : samples
+        data.append(contentsOf: WAVWriter.encodeSamples(out, format: .pcm16))
+        return data
+    }
+
+    /// What is left when the engine is done: the resampler's tail (and a header if nothing came).
+    mutating func finish() throws -> Data {
+        var data = try encode([])
+        if resampler != nil {
+            data.append(contentsOf: WAVWriter.encodeSamples(resampler!.finish(), format: .pcm16))
+        }
+        return data
+    }
+}

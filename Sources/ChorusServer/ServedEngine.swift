@@ -1,0 +1,99 @@
+import ChorusEngines
+import ChorusSpeech
+
+/// An engine the server offers: its id (the API's `model`), output rate, and how to load it.
+/// Loading happens on first use, once; tests serve fakes the same way.
+public struct ServedEngine: Sendable {
+    public let id: String
+    /// The model's name, for people.
+    public let name: String
+    public let sampleRate: Int
+    /// Whether it makes voices from clips (`POST /v1/audio/voices`).
+    public let clonesVoices: Bool
+    let load: @Sendable () async throws -> any SpeechSynthesizer
+
+    public init(id: String, name: String, sampleRate: Int, clonesVoices: Bool = false,
+                load: @escaping @Sendable () async throws -> any SpeechSynthesizer) {
+        self.id = id
+        self.name = name
+        self.sampleRate = sampleRate
+        self.clonesVoices = clonesVoices
+        self.load = load
+    }
+
+    /// A registry engine, loaded from its default model.
+    public init(_ engine: Engine) {
+        let clones = engine.capabilities.contains(.voiceCloning)
+        self.init(id: engine.id, name: engine.name, sampleRate: engine.sampleRate, clonesVoices: clones) {
+            clones ? try await engine.loadCloning() : try await engine.load()
+        }
+    }
+
+    /// Every engine in the registry, the default first.
+    public static var registry: [ServedEngine] { Engine.all.map(ServedEngine.init) }
+}
+
+/// The engines, each loaded once on first use; concurrent first requests share one load, and a load
+/// that failed (a model not installed yet) is tried again by the next request.
+actor EngineCache {
+    let engines: [ServedEngine]
+    private var loads: [String: Task<any SpeechSynthesizer, any Error>] = [:]
+    private var loaded: Set<String> = []
+
+    init(_ engines: [ServedEngine]) {
+        self.engines = engines
+    }
+
+    /// The engine `id` names (case-insensitive); nil when there is none.
+    nonisolated func engine(named id: String) -> ServedEngine? {
+        engines.first { $0.id == id.lowercased() }
+    }
+
+    /// The loaded synthesizer of `engine`.
+    func synthesizer(for engine: ServedEngine) async throws -> any SpeechSynthesizer {
+        let load: Task<any SpeechSynthesizer, any Error>
+        if let running = loads[engine.id] {
+            load = running
+        } else {
+            load = Task { try await engine.load() }
+            loads[engine.id] = load
+        }
+        do {
+            let synthesizer = try await load.value
+            loaded.insert(engine.id)
+            return synthesizer
+        } catch {
+            if loads[engine.id] == load { loads[engine.id] = nil }
+            throw error
+        }
+    }
+
+    /// The ids of the engines loaded so far (for /health; loads nothing).
+    var loadedIDs: Set<String> { loaded }
+}
+
+extension EngineCache {
+    /// The engine a request's `model` names: an engine id, or one of OpenAI's model names (and
+    /// nothing) for the first engine; a 404 listing the served ids otherwise.
+    nonisolated func resolve(model: String?) throws -> ServedEngine {
+        guard let first = engines.first else {
+            throw APIError(.notFound, "This server has no engines.", param: "model", code: "model_not_found")
+        }
+        guard let model, !model.isEmpty, !SpeechRequestBody.openAIModelNames.contains(model.lowercased()) else { return first }
+        guard let engine = engine(named: model) else {
+            throw APIError(.notFound, "There is no model '\(model)' here; use one of \(engines.map(\.id).joined(separator: ", ")).",
+                           param: "model", code: "model_not_found")
+        }
+        return engine
+    }
+
+    /// `synthesizer(for:)` with a load failure as the API shows it (a model not installed is a 404
+    /// that says how to install it).
+    func loaded(_ engine: ServedEngine) async throws -> any SpeechSynthesizer {
+        do {
+            return try await synthesizer(for: engine)
+        } catch {
+            throw APIError.from(speech: error)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ChorusSpeech
+import Foundation
+
+/// `POST /v1/audio/speech`'s JSON, in OpenAI's field names, checked before any engine is touched.
+struct SpeechRequestBody: Decodable, Sendable {
+    var model: String?
+    var input: String?
+    var voice: String?
+    var speed: Double?
+    var responseFormat: String?
+    var streamFormat: String?
+
+    enum CodingKeys: String, CodingKey {
+        case model, input, voice, speed
+        case responseFormat = "response_format"
+        case streamFormat = "stream_format"
+    }
+
+    /// How the audio travels: as the body itself, or as server-sent events carrying base64 pieces.
+    enum StreamFormat: String, Sendable {
+        case audio, sse
+    }
+
+    /// Model names OpenAI clients send by default; they mean the server's first engine.
+    static let openAIModelNames: Set<String> = ["tts-1", "tts-1-hd", "gpt-4o-mini-tts"]
+
+    static func decode(_ data: Data) throws -> SpeechRequestBody {
+        do {
+            return try JSONDecoder().decode(SpeechRequestBody.self, from: data)
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            let field = context.codingPath.first?.stringValue ?? "body"
+            throw APIError.invalid("The field '\(field)' has the wrong type; see OpenAI's speech request shape.", param: field)
+        } catch {
+            throw APIError.invalid("The body is not a JSON object; send {\"model\", \"input\", \"voice\", ...}.")
+        }
+    }
+
+    /// The text to speak: present, not blank, and no longer than `limit` characters.
+    func text(limit: Int) throws -> String {
+        guard let input, !input.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw APIError.invalid("The input is empty; give some words to speak.", param: "input")
+        }
+        guard input.count <= limit else {
+            throw APIError.invalid(
+                "The input has \(input.count) characters, more than the \(limit) this server takes in one request; split it.",
+                param: "input", code: "input_too_long")
+        }
+        return input
+    }
+
+    /// The speaking rate: 1 when absent; engines speak 0.5 to 2 (OpenAI's wider 0.25-4 is refused, not clamped).
+    func checkedSpeed() throws -> Float {
+        guard let speed else { return 1 }
+        guard speed.isFinite, (0.5...2).contains(speed) else {
+            throw APIError.invalid("Speed \(speed) is out of range; this server speaks from 0.5 to 2.", param: "speed")
+        }
+        return Float(speed)
+    }
+
+    func checkedStreamFormat() throws -> StreamFormat {
+        guard let streamFormat else { return .audio }
+        guard let format = StreamFormat(rawValue: streamFormat.lowercased()) else {
+            throw APIError.invalid("Unknown stream_format '\(streamFormat)'; use audio or sse.", param: "stream_format")
+        }
+        return format
+    }
+}

@@ -1,0 +1,152 @@
+import ChorusEngines
+import ChorusSpeech
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `POST /v1/audio/speech`: OpenAI's request shape, audio streamed back as the engine makes it.
+///
+/// Everything that can be refused is checked before the head is sent (body, format, model, queue,
+/// voice, and the engine's first piece of audio), so a refusal carries its status; after that the
+/// response is chunked audio, piece by piece. When the client goes away the synthesis task is
+/// cancelled, which stops the engine's model call in progress.
+struct SpeechRoute: Sendable {
+    let configuration: ServerConfiguration
+    let engines: EngineCache
+    let queue: AdmissionQueue
+
+    func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumBodyBytes)
+        let body = try SpeechRequestBody.decode(Data(buffer: bytes))
+        let text = try body.text(limit: configuration.maximumTextCharacters)
+        let speed = try body.checkedSpeed()
+        let format = try AudioResponseFormat.parse(body.responseFormat)
+        let streamFormat = try body.checkedStreamFormat()
+        let engine = try engines.resolve(model: body.model)
+        let ticket = try queue.admit(engine.id)
+        let synthesizer = try await engines.loaded(engine)
+        let voice: Voice
+        do {
+            voice = try synthesizer.voice(body.voice)
+        } catch {
+            throw APIError.from(speech: error)
+        }
+        let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
+        let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
+                                       encoder: encoder, ticket: ticket)
+        // The first piece decides the status: an engine that refuses the text still gets a JSON error.
+        let first: Data?
+        do {
+            first = try await pieces.next()
+        } catch {
+            throw APIError.from(speech: error)
+        }
+
+        var headers: HTTPFields = [.connection: "close"]
+        headers[HTTPField.Name("X-Chorus-Engine")!] = engine.id
+        headers[HTTPField.Name("X-Chorus-Voice")!] = voice.id
+        headers[HTTPField.Name("X-Sample-Rate")!] = String(encoder.outputRate)
+        headers[.contentType] = streamFormat == .sse ? "text/event-stream" : format.contentType
+        if streamFormat == .sse { headers[.cacheControl] = "no-cache" }
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // Watches the client's side of the connection while the audio goes out: when it closes, the
+            // write loop is cancelled, which ends `pieces` and cancels its synthesis task.
+            try await RequestBodyReader.cancellingOnClientExit(request, watchable: watchable) {
+                var next = first
+                do {
+                    while let data = next {
+                        try await writer.write(ByteBuffer(data: streamFormat == .sse ? SSEEvent.delta(data) : data))
+                        next = try await pieces.next()
+                    }
+                } catch let error where streamFormat == .sse && !(error is CancellationError) {
+                    try await writer.write(ByteBuffer(data: SSEEvent.error(APIError.from(speech: error))))
+                    return
+                }
+                if streamFormat == .sse { try await writer.write(ByteBuffer(data: SSEEvent.done)) }
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+/// The encoded audio of one request, made by a task of its own and read by the route: first by the
+/// handler (the first piece), then by the response writer, one after the other, never at once.
+final class AudioPieces: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator
+
+    private init(_ stream: AsyncThrowingStream<Data, any Error>) {
+        iterator = stream.makeAsyncIterator()
+    }
+
+    /// Starts synthesising `request`; the task ends, and gives the queue place back, when the audio is
+    /// done, fails, or the pieces are dropped unread.
+    static func start(_ synthesizer: any SpeechSynthesizer, _ request: SynthesisRequest,
+                      encoder: AudioStreamEncoder, ticket: AdmissionTicket) -> AudioPieces {
+        let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        let task = Task {
+            defer { ticket.release() }
+            var encoder = encoder
+            do {
+                for try await chunk in synthesizer.stream(request) {
+                    try Task.checkCancellation()
+                    continuation.yield(try encoder.encode(chunk.samples))
+                }
+                try Task.checkCancellation()
+                continuation.yield(try encoder.finish())
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return AudioPieces(stream)
+    }
+
+    func next() async throws -> Data? {
+        try await iterator.next()
+    }
+}
+
+/// OpenAI's streamed speech events: `speech.audio.delta` with base64 audio, then `speech.audio.done`.
+enum SSEEvent {
+    static func delta(_ audio: Data) -> Data {
+        Data("data: {\"type\":\"speech.audio.delta\",\"audio\":\"\(audio.base64EncodedString())\"}\n\n".utf8)
+    }
+
+    static let done = Data("data: {\"type\":\"speech.audio.done\"}\n\n".utf8)
+
+    static func error(_ error: APIError) -> Data {
+        var event = Data("data: {\"type\":\"error\",".utf8)
+        event.append(error.body.dropFirst())  // the envelope without its opening brace
+        event.append(contentsOf: "\n\n".utf8)
+        return event
+    }
+}
+
+extension APIError {
+    /// An engine's refusal as the API shows it.
+    static func from(speech error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as SpeechError:
+            switch error {
+            case .emptyText, .textTooLong, .nothingToSpeak:
+                return .invalid(error.description, param: "input")
+            case .unknownVoice, .clonedVoiceOfAnotherEngine:
+                return .invalid(error.description, param: "voice", code: "voice_not_found")
+            case .invalidSpeed:
+                return .invalid(error.description, param: "speed")
+            case .noVoices, .modelMissing:
+                return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
+            case .invalidModelFile:
+                return .server(error)
+            }
+        case let error as EngineError:
+            return .invalid(error.description, param: "model")
+        default:
+            return .from(error)
+        }
+    }
+}
