@@ -140,7 +140,7 @@ extension APIError {
                 return .invalid(error.description, param: "speed")
             case .noVoices, .modelMissing:
                 return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
-            case .invalidModelFile:
+            case .invalidModelFile, .missingModelOutput:
                 return .server(error)
             }
         case let error as EngineError:

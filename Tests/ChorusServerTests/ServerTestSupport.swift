@@ -59,8 +59,9 @@ final class GatedSynthesizer: SpeechSynthesizer {
     }
 }
 
-/// Waits until `condition` holds, polling; fails the test after `seconds` (a deadline for a hang, not a timing check).
-func eventually(_ what: String, within seconds: Double = 20, _ condition: () -> Bool) async throws {
+/// Waits until `condition` holds, polling; fails the test after `seconds`: a deadline for a hang, not a timing
+/// check, and long because the whole suite shares two cores.
+func eventually(_ what: String, within seconds: Double = 300, _ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else {
