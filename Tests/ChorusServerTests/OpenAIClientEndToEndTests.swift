@@ -1,0 +1,76 @@
+import ChorusCloud
+import ChorusEngines
+@testable import ChorusServer
+import ChorusTesting
+import Foundation
+import HummingbirdTesting
+import Testing
+
+/// Chorus's own OpenAI speech client, pointed at a Chorus server listening on 127.0.0.1.
+@Suite struct OpenAIClientEndToEndTests {
+    private func live(_ server: SpeechServer, _ body: @Sendable (String) async throws -> Void) async throws {
+        try await server.makeApplication().test(.live) { client in
+            try await body("http://127.0.0.1:\(client.port!)/v1")
+        }
+    }
+
+    private func provider(_ baseURL: String, model: String, voice: String, key: String = "local-key") -> OpenAISpeechProvider {
+        OpenAISpeechProvider(configuration: OpenAISpeechConfiguration(
+            apiKey: APIKey(key), model: model, voice: voice, baseURL: baseURL, timeoutSeconds: 120))
+    }
+
+    private func pieces(_ texts: [String]) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            for text in texts { continuation.yield(text) }
+            continuation.finish()
+        }
+    }
+
+    private func collect(_ stream: AsyncThrowingStream<Data, any Error>) async throws -> Data {
+        var data = Data()
+        for try await piece in stream { data.append(piece) }
+        return data
+    }
+
+    @Test func theProviderSpeaksEachSentenceThroughTheServer() async throws {
+        let server = fakeServer(ServerConfiguration(port: 0, apiKey: BearerKey("local-key")))
+        try await live(server) { baseURL in
+            let audio = try await collect(provider(baseURL, model: "fake", voice: "plain")
+                .stream(text: pieces(["Hello wor", "ld. Second ", "sentence"])))
+            #expect(audio == pcm16(FakeSynthesizer.samples(for: "Hello world.")) + pcm16(FakeSynthesizer.samples(for: "Second sentence")))
+        }
+    }
+
+    @Test func theServersRefusalsReachTheProviderAsItsErrors() async throws {
+        let server = fakeServer(ServerConfiguration(port: 0, apiKey: BearerKey("local-key")))
+        try await live(server) { baseURL in
+            let wrongKey = await #expect(throws: CloudProviderError.self) {
+                _ = try await collect(provider(baseURL, model: "fake", voice: "plain", key: "other")
+                    .stream(text: pieces(["Hi."])))
+            }
+            #expect(wrongKey == .rejected(provider: "OpenAI speech", status: 401,
+                                          message: "This server needs an API key: send it as 'Authorization: Bearer <key>'."))
+            let voice = await #expect(throws: CloudProviderError.self) {
+                _ = try await collect(provider(baseURL, model: "fake", voice: "alloy").stream(text: pieces(["Hi."])))
+            }
+            #expect(voice == .rejected(provider: "OpenAI speech", status: 400, message: "Unknown voice 'alloy' for fake. Available: plain."))
+        }
+    }
+
+    @Test func piperThroughTheServerGivesItsOwnAudioAt24kHz() async throws {
+        guard FileManager.default.fileExists(atPath: Engine.piper.defaultModel.path) else {
+            print("skipped: Piper is not installed at \(Engine.piper.defaultModel.path) (scripts/setup.sh installs it)")
+            return
+        }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0), engines: [ServedEngine(.piper)])
+        try await live(server) { baseURL in
+            let audio = try await collect(provider(baseURL, model: "piper", voice: "en_US-joe-medium")
+                .stream(text: pieces(["The server speaks. ", "Then it speaks again."])))
+            let samples = audio.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            let seconds = Double(samples.count) / 24_000
+            #expect(seconds > 1 && seconds < 10, "\(seconds) s of audio for two short sentences")
+            let loud = samples.filter { abs(Int($0)) > 1_000 }.count
+            #expect(loud > samples.count / 20, "mostly silence: \(loud) of \(samples.count) samples above 1000")
+        }
+    }
+}
