@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", hummingbird, httpTypes, nioCore, logging]),
+        .target(name: "ChorusServer", dependencies: ["ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, httpTypes, nioCore, logging]),
 
         // The command.
         .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", argumentParser]),

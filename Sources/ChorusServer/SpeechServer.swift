@@ -12,12 +12,17 @@ public struct SpeechServer: Sendable {
     public let configuration: ServerConfiguration
     let engines: EngineCache
     let queue: AdmissionQueue
+    let transcriber: TranscriberCache
     let logger: Logger
 
+    /// - Parameter transcriber: loads the recogniser behind `/v1/audio/transcriptions` on its first request
+    ///   (FastConformer from `$CHORUS_MODELS/fastconformer` by default).
     public init(configuration: ServerConfiguration = ServerConfiguration(), engines: [ServedEngine] = ServedEngine.registry,
+                transcriber: @escaping @Sendable () async throws -> any SpeechTranscriber = { try FastConformerTranscriber() },
                 logger: Logger = Logger(label: "chorus.serve")) {
         self.configuration = configuration
         self.engines = EngineCache(engines)
+        self.transcriber = TranscriberCache(transcriber)
         self.queue = AdmissionQueue(limit: configuration.queueLimit)
         self.logger = logger
     }
@@ -35,6 +40,11 @@ public struct SpeechServer: Sendable {
         router.get("/v1/models", use: catalog.models)
         router.get("/v1/audio/voices", use: catalog.voices)
         router.get("/health", use: catalog.health)
+        let voices = VoiceRoutes(configuration: configuration, engines: engines)
+        router.post("/v1/audio/voices", use: voices.create)
+        router.delete("/v1/audio/voices/:id", use: voices.delete)
+        let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber)
+        router.post("/v1/audio/transcriptions", use: transcription.respond)
         return router
     }
 
