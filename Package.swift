@@ -104,7 +104,7 @@ let package = Package(
 
         // Tests, one target per module.
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
-        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"]),
+        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),

@@ -1,3 +1,5 @@
+import ChorusAudio
+import ChorusDSP
 import Foundation
 import ChorusPiper
 import ChorusSpeech
@@ -23,6 +25,22 @@ import Testing
         #expect(voice.melFrames == 2 * voice.speechTokens.count)
         #expect(voice.text == "希望你以后能够做的比我还好呦。")
         #expect(voice.mel.allSatisfy { $0.isFinite })
+    }
+
+    /// upstream load_wav: a clip at another rate is resampled with torchaudio's windowed sinc, from the
+    /// original once to 16 kHz (speech tokens, speaker embedding) and once to 24 kHz (prompt mel).
+    @Test func promptClipsAreResampledAsUpstreamsLoadWav() throws {
+        let extractor = try VoiceExtractor(folder: TestResources.models)
+        let clip = Self.tone(seconds: 3, rate: 22_050)
+        let voice = try extractor.voice(samples: clip, sampleRate: 22_050, transcript: "a")
+        let at16k = try SincResampler(inputRate: 22_050, outputRate: 16_000).resample(clip)
+        let at24k = try SincResampler(inputRate: 22_050, outputRate: 24_000).resample(clip)
+        let expected = VoicePrompt(speakerEmbedding: try extractor.speakerEmbedding(at16k),
+                                   speechTokens: try extractor.speechTokens(at16k), mel: MatchaMel()(at24k).values,
+                                   text: "a").aligned()
+        #expect(voice.speechTokens == expected.speechTokens)
+        #expect(voice.speakerEmbedding == expected.speakerEmbedding)
+        #expect(voice.mel == expected.mel)
     }
 
     @Test func refusesUnusableClips() throws {
