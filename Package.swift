@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
         .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
-        .testTarget(name: "EngineTests", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models")]),
+        .testTarget(name: "EngineTests", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),

@@ -19,7 +19,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     private let session: InferenceSession
     private let vocabulary: KokoroVocabulary
     private let voicePack: KokoroVoicePack
-    private let phonemizer: EspeakPhonemizer
+    private let frontEnd: KokoroPhonemizer
 
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
@@ -63,7 +63,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try InferenceSession(modelPath: files.model.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
-        phonemizer = try EspeakPhonemizer.shared()
+        frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
         voices = voicePack.styles.keys.sorted().map(Self.describe)
     }
@@ -146,15 +146,28 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
     /// The id sequences for one piece of text.
     func modelInputs(forPiece text: String) throws -> [[Int64]] {
-        let clauses = try phonemizer.phonemize(text, voice: espeakVoice, options: .init(tiesMultiLetterPhonemes: true))
-        // Each clause keeps its punctuation, which Kokoro uses for pauses and intonation.
-        let clauseIDs = clauses.map { clause -> [Int64] in
-            var phonemes = KokoroVocabulary.kokoroPhonemes(fromEspeak: clause.phonemes)
-            if let mark = clause.asciiTerminator { phonemes.append(mark) }
-            phonemes.append(" ")
-            return vocabulary.encode(phonemes)
-        }
+        let phonemes = try frontEnd.phonemes(for: text)
+        // Cut after each punctuation mark and its space, so a piece too long for one call breaks at a
+        // pause; the marks stay, Kokoro uses them for pauses and intonation.
+        let clauseIDs = Self.clauses(of: phonemes).map(vocabulary.encode)
         return Self.pack(clauseIDs, limit: KokoroVocabulary.maxIDs, space: vocabulary.ids[" "])
+    }
+
+    /// `phonemes` cut after every space that follows a punctuation mark.
+    static func clauses(of phonemes: String) -> [String] {
+        var clauses: [String] = []
+        var current = ""
+        var afterMark = false
+        for character in phonemes {
+            current.append(character)
+            if character == " ", afterMark {
+                clauses.append(current)
+                current = ""
+            }
+            afterMark = character.isPunctuation
+        }
+        if !current.isEmpty { clauses.append(current) }
+        return clauses
     }
 
     /// Groups clauses into sequences of at most `limit` ids; a clause longer than that is cut at spaces.

@@ -2,7 +2,7 @@ import Foundation
 import ChorusPhonemizer
 import ChorusSpeech
 
-/// Kokoro's phoneme vocabulary (`vocab.json`) and the mapping from espeak-ng IPA into it.
+/// Kokoro's phoneme vocabulary (`vocab.json`); `KokoroPhonemizer` writes the symbols it holds.
 struct KokoroVocabulary: Sendable {
     /// The longest id sequence one model call accepts, padding excluded.
     static let maxIDs = 510
@@ -25,31 +25,8 @@ struct KokoroVocabulary: Sendable {
         self.ids = ids
     }
 
-    /// Ids of every phoneme the vocabulary knows; others (none, for English espeak output) are dropped.
+    /// Ids of every phoneme the vocabulary knows; others are dropped, as kokoro-onnx and misaki's users do.
     func encode(_ phonemes: String) -> [Int64] {
         phonemes.unicodeScalars.compactMap { ids[$0] }
     }
-
-    /// espeak-ng IPA (with tied multi-letter phonemes) rewritten in the symbols Kokoro was trained on.
-    ///
-    /// Kokoro's English voices were trained on misaki's phoneme set, where diphthongs and affricates
-    /// are single letters (eɪ -> A, aɪ -> I, aʊ -> W, ɔɪ -> Y, oʊ -> O, dʒ -> ʤ, tʃ -> ʧ) and a few
-    /// espeak symbols have nearer equivalents; this follows misaki's espeak fallback table.
-    static func kokoroPhonemes(fromEspeak ipa: String) -> String {
-        var text = ipa
-        for (from, to) in tiedReplacements { text = text.replacingOccurrences(of: from, with: to) }
-        text.removeAll { $0 == EspeakPhonemizer.tie }
-        for (from, to) in plainReplacements { text = text.replacingOccurrences(of: from, with: to) }
-        return text
-    }
-
-    private static let tie = String(EspeakPhonemizer.tie)
-    private static let tiedReplacements: [(String, String)] = [
-        ("a\(tie)ɪ", "I"), ("a\(tie)ʊ", "W"), ("e\(tie)ɪ", "A"), ("ɔ\(tie)ɪ", "Y"), ("o\(tie)ʊ", "O"),
-        ("ə\(tie)ʊ", "Q"), ("d\(tie)ʒ", "ʤ"), ("t\(tie)ʃ", "ʧ"), ("ə\(tie)l", "ᵊl"),
-    ]
-    private static let plainReplacements: [(String, String)] = [
-        ("ʔn\u{0329}", "tn"), ("ʔn", "tn"), ("ʔ", "t"), ("r", "ɹ"), ("x", "k"), ("ç", "k"), ("ɐ", "ə"),
-        ("ɬ", "l"), ("ʲ", ""), ("\u{0303}", ""), ("\u{0329}", ""),
-    ]
 }

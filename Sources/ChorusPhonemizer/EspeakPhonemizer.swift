@@ -22,12 +22,17 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         return instance
     }
 
+    /// The loaded espeak-ng's version, e.g. "1.51" (Debian 12) or "1.52.0"; what it reads can change
+    /// between versions, so tests compare with the reference made on the same one.
+    public let version: String
+
     private init() throws {
         // Synchronous mode with no audio callback: only the text-to-phoneme translator is used.
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
         guard rate > 0 else {
             throw PhonemizerError.espeakUnavailable(reason: "espeak_Initialize returned \(rate)")
         }
+        version = espeak_Info(nil).map { String(cString: $0) } ?? "unknown"
     }
 
     /// How phonemes are written.
@@ -49,7 +54,9 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if currentVoice != voice {
-            guard espeak_SetVoiceByName(voice) == EE_OK else { throw PhonemizerError.unknownVoice(voice) }
+            guard espeak_SetVoiceByName(voice) == EE_OK
+                    || Self.identifier(ofLanguage: voice).map({ espeak_SetVoiceByName($0) == EE_OK }) == true
+            else { throw PhonemizerError.unknownVoice(voice) }
             currentVoice = voice
         }
         var mode = Int32(espeakPHONEMES_IPA)
@@ -63,32 +70,38 @@ public final class EspeakPhonemizer: @unchecked Sendable {
             var cursor: UnsafeRawPointer? = start
             while let clauseStart = cursor {
                 guard let phonemes = espeak_TextToPhonemes(&cursor, Int32(espeakCHARS_UTF8), mode) else { break }
-                // espeak-ng 1.51 does not report the clause's punctuation; recover it from the text it consumed.
+                // espeak-ng 1.51 does not report the clause's type; recover it from the text it consumed.
                 let end = cursor.map { $0 - start } ?? (buffer.count - 1)
                 let consumed = String(decoding: buffer[(clauseStart - start)..<end].map { UInt8(bitPattern: $0) },
                                       as: UTF8.self)
-                let terminator = Self.terminator(of: consumed, hasLookahead: cursor != nil)
+                let clauseEnd = ClauseEnd(consumed: consumed, hasLookahead: cursor != nil)
                 let ipa = Self.clean(String(cString: phonemes))
-                if !ipa.isEmpty || terminator != nil {
-                    clauses.append(PhonemeClause(phonemes: ipa, terminator: terminator))
+                if !ipa.isEmpty || clauseEnd.terminator != nil {
+                    clauses.append(PhonemeClause(phonemes: ipa, terminator: clauseEnd.terminator,
+                                                 punctuation: clauseEnd.punctuation, endsSentence: clauseEnd.endsSentence))
                 }
             }
         }
         return clauses
     }
 
-    /// The punctuation closing a clause, from the text espeak consumed for it. Except at the end of the
-    /// text, espeak has also read the first character of the next clause, which is skipped here.
-    static func terminator(of consumed: String, hasLookahead: Bool) -> Character? {
-        var text = Substring(consumed)
-        func trimSpaces() { while let last = text.last, last.isWhitespace { text.removeLast() } }
-        trimSpaces()
-        if hasLookahead, let last = text.last, !PhonemeClause.clauseMarks.contains(last) {
-            text.removeLast()
-            trimSpaces()
+    /// The identifier (e.g. "gmw/en") of the first voice espeak-ng lists for a language code such as
+    /// "en-gb", whose voice file is not named after it; phonemizer (and so misaki) selects voices this way.
+    static func identifier(ofLanguage language: String) -> String? {
+        guard let list = espeak_ListVoices(nil) else { return nil }
+        var index = 0
+        while let voice = list[index] {
+            index += 1
+            guard let languages = voice.pointee.languages, let identifier = voice.pointee.identifier else { continue }
+            // Each entry: a priority byte, then a NUL-terminated code; a zero byte ends the list.
+            var cursor = languages
+            while cursor.pointee != 0 {
+                let code = String(cString: cursor + 1)
+                if code == language { return String(cString: identifier) }
+                cursor += 1 + code.utf8.count + 1
+            }
         }
-        guard let last = text.last, PhonemeClause.clauseMarks.contains(last) else { return nil }
-        return last
+        return nil
     }
 
     /// Removes espeak's language-switch markers such as "(en)" and collapses whitespace.

@@ -5,30 +5,27 @@ import ChorusPhonemizer
 struct PiperPhonemeEncoder: Sendable {
     let ids: [Unicode.Scalar: [Int64]]
 
-    /// One sentence's phoneme string: each clause's IPA, then its punctuation (a comma, colon or
-    /// semicolon also gets a space after it, as piper-phonemize writes it).
+    /// One phoneme string per sentence, as piper-phonemize 1.1.0 (`phonemize_eSpeak`) frames espeak-ng's
+    /// clauses: each clause's IPA, then its punctuation when espeak-ng gave it one of the plain types
+    /// (a comma, colon or semicolon followed by a space), nothing else; an ellipsis or a dash is no
+    /// sentence end ("Wait... what?" stays one sentence, `wˈeɪtwˌʌt?`). Sentences with no phonemes are
+    /// left out, as piper-tts skips them.
     static func sentences(from clauses: [PhonemeClause]) -> [String] {
         var sentences: [String] = []
         var current = ""
         for clause in clauses {
             current += clause.phonemes
-            // Piper's map has no "…" or "—": they are spoken as a period and a comma.
-            switch clause.asciiTerminator {
-            case .some(let mark) where ".!?…".contains(mark):
-                current.append(mark == "…" ? "." : mark)
-            case .some(let mark) where ",:;—".contains(mark):
-                current.append(mark == "—" ? "," : mark)
-                current.append(" ")
-            default:
-                current.append(" ")
+            if let mark = clause.punctuation {
+                current.append(mark.rawValue)
+                if mark == .comma || mark == .colon || mark == .semicolon { current.append(" ") }
             }
             if clause.endsSentence {
                 sentences.append(current)
                 current = ""
             }
         }
-        if current.contains(where: { !$0.isWhitespace }) { sentences.append(current) }
-        return sentences.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        sentences.append(current)
+        return sentences.filter { !$0.isEmpty }
     }
 
     /// `^`, then each phoneme (a Unicode scalar after canonical decomposition) followed by `_`, then `$`.

@@ -49,12 +49,41 @@ import Testing
         #expect(results.allSatisfy { $0 == expected })
     }
 
-    @Test func terminatorSkipsEspeaksLookaheadCharacter() {
-        #expect(EspeakPhonemizer.terminator(of: "Hello there, I", hasLookahead: true) == ",")
-        #expect(EspeakPhonemizer.terminator(of: "word and more", hasLookahead: true) == nil)
-        #expect(EspeakPhonemizer.terminator(of: "你好。我", hasLookahead: true) == "。")
-        #expect(EspeakPhonemizer.terminator(of: "Why?", hasLookahead: false) == "?")
-        #expect(EspeakPhonemizer.terminator(of: "end.\n", hasLookahead: false) == ".")
+    @Test func clauseEndSkipsEspeaksLookaheadCharacter() {
+        #expect(ClauseEnd(consumed: "Hello there, I", hasLookahead: true)
+                == ClauseEnd(terminator: ",", punctuation: .comma, endsSentence: false))
+        #expect(ClauseEnd(consumed: "word and more", hasLookahead: true)
+                == ClauseEnd(terminator: nil, punctuation: nil, endsSentence: false))
+        #expect(ClauseEnd(consumed: "Why?", hasLookahead: false)
+                == ClauseEnd(terminator: "?", punctuation: .question, endsSentence: true))
+        #expect(ClauseEnd(consumed: "end", hasLookahead: false)
+                == ClauseEnd(terminator: nil, punctuation: nil, endsSentence: true))
+    }
+
+    @Test func clauseEndFollowsEspeaksClauseTypes() {
+        // An ellipsis: no plain type, no sentence end.
+        #expect(ClauseEnd(consumed: "Wait... w", hasLookahead: true)
+                == ClauseEnd(terminator: "…", punctuation: nil, endsSentence: false))
+        // A dash is a semicolon; the first of ?! decides; a quote after the mark is read with it.
+        #expect(ClauseEnd(consumed: "Yes — n", hasLookahead: true).punctuation == .semicolon)
+        #expect(ClauseEnd(consumed: "Really?! Y", hasLookahead: true).punctuation == .question)
+        #expect(ClauseEnd(consumed: "\"Stop!\" ", hasLookahead: true)
+                == ClauseEnd(terminator: "!", punctuation: .exclamation, endsSentence: true))
+        // Full-width marks need no space and match no plain type; a blank line ends the sentence bare.
+        #expect(ClauseEnd(consumed: "你好。我", hasLookahead: true)
+                == ClauseEnd(terminator: "。", punctuation: nil, endsSentence: true))
+        #expect(ClauseEnd(consumed: "One.\n\nT", hasLookahead: true)
+                == ClauseEnd(terminator: ".", punctuation: nil, endsSentence: true))
+    }
+
+    @Test func espeakClausesCarryTheirType() throws {
+        let clauses = try EspeakPhonemizer.shared().phonemize("Wait... what? Yes — no!", voice: "en-us")
+        #expect(clauses.map(\.punctuation) == [nil, .question, .semicolon, .exclamation])
+        #expect(clauses.map(\.endsSentence) == [false, true, false, true])
+    }
+
+    @Test func versionIsReported() throws {
+        #expect(try EspeakPhonemizer.shared().version.hasPrefix("1."))
     }
 
     @Test func languageSwitchMarkersAreRemoved() {

@@ -6,9 +6,30 @@ import ChorusSpeech
 @Suite struct KokoroUnitTests {
     @Test func espeakDiphthongsBecomeKokoroLetters() {
         let tie = "\u{200D}"
-        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "a\(tie)ɪ ˈo\(tie)ʊ juː") == "I ˈO juː")
-        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "d\(tie)ʒˈʌd\(tie)ʒ t\(tie)ʃˈɜːt\(tie)ʃ") == "ʤˈʌʤ ʧˈɜːʧ")
-        #expect(KokoroVocabulary.kokoroPhonemes(fromEspeak: "bˈʌʔn̩ rˈɛd") == "bˈʌtn ɹˈɛd")
+        #expect(KokoroPhonemizer.rewrite("a\(tie)ɪ ˈo\(tie)ʊ juː", dialect: .american) == "I ˈO ju")
+        #expect(KokoroPhonemizer.rewrite("d\(tie)ʒˈʌd\(tie)ʒ t\(tie)ʃˈɜːt\(tie)ʃ", dialect: .american) == "ʤˈʌʤ ʧˈɜɹʧ")
+        #expect(KokoroPhonemizer.rewrite("bˈʌʔn̩ rˈɛd", dialect: .american) == "bˈʌtn ɹˈɛd")
+    }
+
+    @Test func americanAndBritishRulesFollowMisaki() {
+        let tie = "\u{200D}"
+        // r-coloured vowels, the flap, bare e and o, ɪə, length marks: American.
+        #expect(KokoroPhonemizer.rewrite("bˈɜːd wˈɔːɾɚ ˈe hˈɪə", dialect: .american) == "bˈɜɹd wˈɔTəɹ ˈA hˈiə")
+        // British keeps length, writes əʊ as Q and iə as ɪə.
+        #expect(KokoroPhonemizer.rewrite("ɡˈə\(tie)ʊ bˈɜːd nˈiə", dialect: .british) == "ɡˈQ bˈɜːd nˈɪə")
+        #expect(KokoroPhonemizer.Dialect(espeakVoice: "en-gb-x-rp") == .british)
+        #expect(KokoroPhonemizer.Dialect(espeakVoice: "en-us") == .american)
+        #expect(KokoroPhonemizer.Dialect(espeakVoice: "fr") == .other)
+    }
+
+    @Test func punctuationIsCutAndRestoredAsPhonemizerDoes() {
+        let split = PunctuationSplit("\"Stop!\" he said.")
+        #expect(split.chunks == ["Stop", "he said"])
+        #expect(split.marks.map(\.position) == [.begins, .inside, .ends])
+        #expect(split.restore(["stˈɑp ", "hi sˈɛd "]) == "\"stˈɑp!\" hi sˈɛd. ")
+        let whole = PunctuationSplit(" ... ")
+        #expect(whole.chunks.isEmpty && whole.restore([]) == " ... ")
+        #expect(PunctuationSplit("no marks here").chunks == ["no marks here"])
     }
 
     @Test func packingKeepsEveryIdUnderTheLimit() {

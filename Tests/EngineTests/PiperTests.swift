@@ -7,14 +7,20 @@ import ChorusSpeech
 @Suite struct PiperUnitTests {
     @Test func clausesBecomeSentencesWithPiperPunctuation() {
         let clauses = [
-            PhonemeClause(phonemes: "həlˈoʊ", terminator: ","),
-            PhonemeClause(phonemes: "wˈɜːld", terminator: "."),
-            PhonemeClause(phonemes: "wˈaɪ", terminator: "?"),
+            PhonemeClause(phonemes: "həlˈoʊ", terminator: ",", punctuation: .comma, endsSentence: false),
+            PhonemeClause(phonemes: "wˈɜːld", terminator: ".", punctuation: .period, endsSentence: true),
+            PhonemeClause(phonemes: "wˈaɪ", terminator: "?", punctuation: .question, endsSentence: true),
         ]
         #expect(PiperPhonemeEncoder.sentences(from: clauses) == ["həlˈoʊ, wˈɜːld.", "wˈaɪ?"])
-        let cjk = [PhonemeClause(phonemes: "a", terminator: "，"), PhonemeClause(phonemes: "b", terminator: "。"),
-                   PhonemeClause(phonemes: "c", terminator: "—"), PhonemeClause(phonemes: "d", terminator: "…")]
-        #expect(PiperPhonemeEncoder.sentences(from: cjk) == ["a, b.", "c, d."])
+        // An ellipsis is no plain clause type: no mark, no space, the sentence goes on, as piper-phonemize has it.
+        let ellipsis = [PhonemeClause(phonemes: "wˈeɪt", terminator: "…", punctuation: nil, endsSentence: false),
+                        PhonemeClause(phonemes: "wˌʌt", terminator: "?", punctuation: .question, endsSentence: true)]
+        #expect(PiperPhonemeEncoder.sentences(from: ellipsis) == ["wˈeɪtwˌʌt?"])
+        // A dash is a semicolon; a sentence with no phonemes is left out.
+        let dash = [PhonemeClause(phonemes: "jˈɛs", terminator: "—", punctuation: .semicolon, endsSentence: false),
+                    PhonemeClause(phonemes: "nˈoʊ", terminator: "!", punctuation: .exclamation, endsSentence: true),
+                    PhonemeClause(phonemes: "", terminator: nil, punctuation: nil, endsSentence: true)]
+        #expect(PiperPhonemeEncoder.sentences(from: dash) == ["jˈɛs; nˈoʊ!"])
     }
 
     @Test func idsAreFramedWithBosPadAndEos() {
