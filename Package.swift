@@ -22,6 +22,7 @@ let package = Package(
     name: "Chorus",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        .library(name: "ChorusModels", targets: ["ChorusModels"]),
         .library(name: "ChorusONNX", targets: ["ChorusONNX"]),
         .library(name: "ChorusAudio", targets: ["ChorusAudio"]),
         .library(name: "ChorusDSP", targets: ["ChorusDSP"]),
@@ -64,6 +65,7 @@ let package = Package(
         .systemLibrary(name: "CChorusAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         // Foundations: no model knowledge.
+        .target(name: "ChorusModels"),
         .target(name: "ChorusONNX", dependencies: ["CChorusONNX"]),
         .target(name: "ChorusAudio"),
         .target(name: "ChorusDSP"),
@@ -103,6 +105,7 @@ let package = Package(
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
 
         // Tests, one target per module.
+        .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels"]),
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
         .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
