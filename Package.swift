@@ -67,33 +67,33 @@ let package = Package(
         // Foundations: no model knowledge.
         .target(name: "ChorusModels"),
         .target(name: "ChorusONNX", dependencies: ["CChorusONNX"]),
-        .target(name: "ChorusAudio"),
+        .target(name: "ChorusAudio", dependencies: ["ChorusModels"]),
         .target(name: "ChorusDSP"),
-        .target(name: "ChorusText"),
+        .target(name: "ChorusText", dependencies: ["ChorusModels"]),
         .target(name: "ChorusPhonemizer", dependencies: ["CChorusEspeak"]),
         .target(name: "ChorusSpeech"),
 
         // Engines and listeners.
-        .target(name: "ChorusKokoro", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
-        .target(name: "ChorusPiper", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
-        .target(name: "ChorusCosyVoice", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
-        .target(name: "ChorusVAD", dependencies: ["ChorusONNX", "ChorusSpeech"]),
-        .target(name: "ChorusRecognition", dependencies: ["ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
+        .target(name: "ChorusKokoro", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
+        .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
+        .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
+        .target(name: "ChorusVAD", dependencies: ["ChorusModels", "ChorusONNX", "ChorusSpeech"]),
+        .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
         // Playback and providers.
-        .target(name: "ChorusStreaming", dependencies: ["ChorusSpeech", "ChorusAudio", alsaOnLinux]),
+        .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
         .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
 
         // The registry and the umbrella.
-        .target(name: "ChorusEngines", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice"]),
-        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
+        .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice"]),
+        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, httpTypes, nioCore, logging]),
+        .target(name: "ChorusServer", dependencies: ["ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, httpTypes, nioCore, logging]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -109,18 +109,18 @@ let package = Package(
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
         .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
-        .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText"]),
+        .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
         .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
-        .testTarget(name: "EngineTests", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
-        .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusVADTests", dependencies: ["ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
+        .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
+        .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@
 @_exported import ChorusCosyVoice
 @_exported import ChorusEngines
 @_exported import ChorusKokoro
+@_exported import ChorusModels
 @_exported import ChorusONNX
 @_exported import ChorusPiper
 @_exported import ChorusRecognition

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 
 /// Sample encodings Chorus writes to WAV files.
@@ -76,32 +77,25 @@ public enum WAVWriter {
         }
     }
 
-    /// Writes `data` under a temporary name in the target's folder, then renames it over `url`.
+    /// Writes `data` under a temporary name in the target's folder, then renames it over `url` (`StagedFile`).
     public static func atomicallyWrite(_ data: Data, to url: URL) throws {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            let reason = FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
-            throw AudioFileError.cannotCreate(path: url.path, reason: reason)
-        }
         do {
-            try data.write(to: temporary)
-            try moveIntoPlace(temporary, at: url)
+            try StagedFile.write(to: url) { temporary in
+                guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                    throw AudioFileError.cannotCreate(path: url.path, reason: creationFailure(in: url.deletingLastPathComponent()))
+                }
+                try data.write(to: temporary)
+            }
+        } catch let error as AudioFileError {
+            throw error
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            if let error = error as? AudioFileError { throw error }
             throw AudioFileError.writeFailed(path: url.path, reason: AudioFileError.reason(for: error))
         }
     }
-}
 
-extension WAVWriter {
-    /// Renames a finished `temporary` file to `url`, replacing a file already there in one step.
-    /// rename(2) is used because Foundation's `replaceItemAt` fails on Linux when `url` exists.
-    public static func moveIntoPlace(_ temporary: URL, at url: URL) throws {
-        guard rename(temporary.path, url.path) == 0 else {
-            throw AudioFileError.writeFailed(path: url.path, reason: String(cString: strerror(errno)))
-        }
+    /// Why a file could not be created in `folder`: it is not there, or it is not writable.
+    public static func creationFailure(in folder: URL) -> String {
+        FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
     }
 }
 

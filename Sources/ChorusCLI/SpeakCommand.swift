@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusCosyVoice
+import ChorusModels
 import Foundation
 import ChorusSpeech
 
@@ -63,41 +64,31 @@ struct SpeakCommand: AsyncParsableCommand {
 
         let started = Date()
         let reportsProgress = verbose || text.count > 200
-        let written = try await Self.writeAtomically(to: destination) { temporary in
-            let writer = try WAVStreamWriter(url: temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
-            var spokenCharacters = 0
-            for try await chunk in synthesizer.stream(request) {
-                try writer.write(chunk.samples)
-                spokenCharacters += chunk.text?.count ?? 0
-                if reportsProgress {
-                    let percent = min(100, 100 * spokenCharacters / max(text.count, 1))
-                    Self.status(String(format: "\r%3d%%  %.1f s of audio", percent,
-                                       Double(writer.frameCount) / Double(synthesizer.sampleRate)))
+        let written: Int
+        do {
+            written = try await StagedFile.write(to: destination) { temporary in
+                let writer = try WAVStreamWriter(url: temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
+                var spokenCharacters = 0
+                for try await chunk in synthesizer.stream(request) {
+                    try writer.write(chunk.samples)
+                    spokenCharacters += chunk.text?.count ?? 0
+                    if reportsProgress {
+                        let percent = min(100, 100 * spokenCharacters / max(text.count, 1))
+                        Self.status(String(format: "\r%3d%%  %.1f s of audio", percent,
+                                           Double(writer.frameCount) / Double(synthesizer.sampleRate)))
+                    }
                 }
+                try writer.close()
+                return writer.frameCount
             }
-            try writer.close()
-            return writer.frameCount
+        } catch let error as POSIXError {  // the rename into place failed
+            throw AudioFileError.writeFailed(path: destination.path, reason: AudioFileError.reason(for: error))
         }
         if reportsProgress { Self.status("\n") }
         let seconds = Double(written) / Double(synthesizer.sampleRate)
         let elapsed = Date().timeIntervalSince(started)
         Self.status(String(format: "wrote %@: %.2f s of audio at %d Hz in %.2f s (%.2fx real time)\n",
                            output, seconds, synthesizer.sampleRate, elapsed, seconds / max(elapsed, 1e-9)))
-    }
-
-    /// Runs `body` on a temporary file beside `url` and renames it to `url` only if `body` succeeds,
-    /// so an interrupted or failed run never leaves a partial file under the final name.
-    static func writeAtomically<T>(to url: URL, _ body: (URL) async throws -> T) async throws -> T {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
-        do {
-            let result = try await body(temporary)
-            try WAVWriter.moveIntoPlace(temporary, at: url)
-            return result
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
     }
 
     /// Fails early, before any synthesis, when the output cannot be written.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChorusAudio
+import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusSpeech
@@ -63,7 +64,7 @@ struct TranscribeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = model.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelDirectory.folder(for: "fastconformer")
+        let folder = model.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.current.folder(for: FastConformerRecognizer.manifest)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw RecognitionError.modelFolderMissing(path: folder.path, remedy: """

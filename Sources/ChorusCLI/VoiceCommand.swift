@@ -83,14 +83,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let dialect = self.dialect.flatMap(Dialect.init(name:))
         let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
         let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
-        let extractor: VoiceExtractor
-        do {
-            extractor = try VoiceExtractor(folder: folder)
-        } catch CosyVoiceError.missingModelFile(let name, _) {
-            throw SpeechError.modelMissing(engine: "cosyvoice", path: folder.appendingPathComponent(name).path,
-                                           remedy: CosyVoiceSynthesizer.installHint(for: folder))
-        }
-        let prompt = try extractor.voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
+        let prompt = try VoiceExtractor(folder: folder).voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
         var summary = String(format: "%.1f s clip", prompt.duration)
         if let dialect { summary += ", \(dialect.rawValue)" }
         if text == nil, dialect == nil, instruction == nil { summary += ", no transcript: cross-lingual only" }

@@ -3,7 +3,7 @@ import Foundation
 import ChorusSpeech
 
 /// `chorus voices`: the voices of every installed engine.
-struct VoicesCommand: AsyncParsableCommand {
+struct VoicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voices",
         abstract: "List the voices of the installed engines."
@@ -15,12 +15,12 @@ struct VoicesCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
-    func run() async throws {
+    func run() throws {
         var listed: [Voice] = []
         var problems: [String] = []
         for choice in engine.map({ [$0] }) ?? EngineChoice.allCases {
             do {
-                listed += try await choice.load().voices
+                listed += try choice.engine.installedVoices()  // from disk: no engine is loaded
             } catch {
                 problems.append("\(choice.rawValue): \(error)")
             }

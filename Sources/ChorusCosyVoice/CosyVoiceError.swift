@@ -2,8 +2,6 @@ import Foundation
 
 /// What can go wrong inside the CosyVoice engine, worded for the person who has to fix it.
 public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// A file the model folder needs is absent.
-    case missingModelFile(name: String, folder: String)
     /// A model's inputs or outputs are not what the community export declares.
     case unexpectedSignature(file: String, problem: String)
     /// A voice folder is missing a file or holds one that cannot be read.
@@ -25,9 +23,6 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
 
     public var description: String {
         switch self {
-        case .missingModelFile(let name, let folder):
-            return "The CosyVoice model folder \(folder) has no \(name). It needs the 12 ONNX files of the community "
-                + "export (ayousanz/cosy-voice3-onnx) plus vocab.json and merges.txt; copy the missing file there."
         case .unexpectedSignature(let file, let problem):
             return "\(file) does not look like the CosyVoice 3 export: \(problem). Re-download that file."
         case .invalidVoice(let folder, let problem):

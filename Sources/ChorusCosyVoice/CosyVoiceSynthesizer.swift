@@ -1,5 +1,6 @@
-import Foundation
+import ChorusModels
 import ChorusONNX
+import Foundation
 import ChorusSpeech
 import ChorusText
 
@@ -55,8 +56,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         case disabled
     }
 
-    /// The default wetext folder: `<models root>/wetext` (see `ModelDirectory`).
-    public static var defaultTextNormalizerFolder: URL { ModelDirectory.folder(for: "wetext") }
+    /// The default wetext folder: `<models root>/wetext` (see `ModelStore`).
+    public static var defaultTextNormalizerFolder: URL { ModelStore.current.folder(for: WeTextNormalizer.manifest) }
 
     /// Everything one synthesis produced, stage by stage.
     public struct Result: Sendable {
@@ -94,33 +95,26 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The folder installed voices live in.
     public let voicesFolder: URL
 
-    /// The default model folder: `<models root>/cosyvoice` (see `ModelDirectory`).
-    public static var defaultFolder: URL { ModelDirectory.folder(for: "cosyvoice") }
+    /// The default model folder: `<models root>/cosyvoice` (see `ModelStore`).
+    public static var defaultFolder: URL { ModelStore.current.folder(for: manifest) }
 
     /// Where the voices of a model folder live: its `voices` sub-folder.
     public static func voicesFolder(of modelFolder: URL) -> URL {
         modelFolder.appendingPathComponent("voices", isDirectory: true)
     }
 
-    /// How to get the model, for the person whose folder is missing or incomplete.
-    public static func installHint(for folder: URL) -> String {
-        "Put the 12 ONNX files of the community export (huggingface.co/ayousanz/cosy-voice3-onnx) and the "
-            + "CosyVoice-BlankEN vocab.json and merges.txt in \(folder.path); for `chorus voice add` also "
-            + "campplus.onnx and speech_tokenizer_v3.onnx (FunAudioLLM/Fun-CosyVoice3-0.5B). Voices go in "
-            + "\(voicesFolder(of: folder).path)."
+    /// The voices installed for the model folder `folder` (the default one when nil), read from its
+    /// `voices` sub-folder without loading any model; the folder's files must be there, as for loading.
+    public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
+        let folder = folder ?? defaultFolder
+        _ = try ModelFolder(url: folder)
+        return try VoiceCatalog.entries(in: voicesFolder(of: folder)).map(\.voice)
     }
 
     /// Loads the model folder `folder` (the default one when nil) with the voices in its `voices` sub-folder.
     public convenience init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
         let folder = folder ?? Self.defaultFolder
-        let models: ModelFolder
-        do {
-            models = try ModelFolder(url: folder)
-        } catch CosyVoiceError.missingModelFile(let name, _) {
-            throw SpeechError.modelMissing(engine: "cosyvoice", path: folder.appendingPathComponent(name).path,
-                                           remedy: Self.installHint(for: folder))
-        }
-        try self.init(models: models, voicesFolder: Self.voicesFolder(of: folder), configuration: configuration)
+        try self.init(models: ModelFolder(url: folder), voicesFolder: Self.voicesFolder(of: folder), configuration: configuration)
     }
 
     /// Loads the models and the tokenizer in `models` and the voices in the sub-folders of `voicesFolder`.
@@ -239,7 +233,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             return try WeTextNormalizer(folder: folder)
         case .automatic:
             let folder = defaultTextNormalizerFolder
-            guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(".complete").path) else { return nil }
+            guard WeTextNormalizer.manifest.isMarkedComplete(folder) else { return nil }
             return try WeTextNormalizer(folder: folder)
         }
     }

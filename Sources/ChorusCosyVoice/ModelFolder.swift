@@ -1,5 +1,6 @@
-import Foundation
+import ChorusModels
 import ChorusONNX
+import Foundation
 
 /// A folder holding the CosyVoice 3 community ONNX export: 12 model files plus the Qwen2 tokenizer files.
 ///
@@ -28,13 +29,11 @@ public struct ModelFolder: Sendable {
     /// The folder itself.
     public let url: URL
 
-    /// Checks that `url` holds every model and tokenizer file; throws `missingModelFile` naming the first absent one.
+    /// Checks that `url` holds every model and tokenizer file (`CosyVoiceSynthesizer.manifest`); throws
+    /// `ModelError.missingFile` naming the first absent one.
     public init(url: URL) throws {
         self.url = url
-        let names = File.allCases.map(\.rawValue) + Self.tokenizerFiles
-        for name in names where !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
-            throw CosyVoiceError.missingModelFile(name: name, folder: url.path)
-        }
+        try CosyVoiceSynthesizer.manifest.validate(folder: url)
     }
 
     /// Where `file` lives.

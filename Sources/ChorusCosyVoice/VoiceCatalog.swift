@@ -1,5 +1,6 @@
-import Foundation
+import ChorusModels
 import ChorusSpeech
+import Foundation
 
 /// The voices in a folder: one sub-folder per voice holding the four `VoicePrompt` files, plus an
 /// optional `voice.json` (`{"language": "yue", "gender": "female", "summary": "...", "instruction": "..."}`)
@@ -75,20 +76,12 @@ public enum VoiceCatalog {
         }
         // The files are written into a hidden staging folder that is renamed into place once
         // complete, so an interrupted add never leaves a voice that looks finished.
-        let staging = folder.appendingPathComponent(".\(id).\(UUID().uuidString).partial", isDirectory: true)
-        do {
+        try StagedFolder.make(at: destination) { staging in
             try prompt.write(to: staging)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(Details(language: language, gender: gender, summary: summary, instruction: instruction))
                 .write(to: staging.appendingPathComponent(detailsFile))
-            if FileManager.default.fileExists(atPath: destination.path) {
-                try FileManager.default.removeItem(at: destination)
-            }
-            try FileManager.default.moveItem(at: staging, to: destination)
-        } catch {
-            try? FileManager.default.removeItem(at: staging)
-            throw error
         }
         return destination
     }

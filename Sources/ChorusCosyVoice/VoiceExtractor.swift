@@ -1,5 +1,6 @@
 import ChorusAudio
 import ChorusDSP
+import ChorusModels
 import Foundation
 import ChorusONNX
 
@@ -23,7 +24,7 @@ public struct VoiceExtractor: Sendable {
     /// Loads `campplus.onnx` and `speech_tokenizer_v3.onnx` from `folder`; throws naming the missing one.
     public init(folder: URL, options: SessionOptions = SessionOptions()) throws {
         for name in Self.files where !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) {
-            throw CosyVoiceError.missingModelFile(name: name, folder: folder.path)
+            throw CosyVoiceSynthesizer.manifest.missing(folder.appendingPathComponent(name).path)
         }
         speakerEncoder = try InferenceSession(modelPath: folder.appendingPathComponent(Self.files[0]).path, options: options)
         speechTokenizer = try InferenceSession(modelPath: folder.appendingPathComponent(Self.files[1]).path, options: options)

@@ -1,5 +1,6 @@
 import ChorusCosyVoice
 import ChorusKokoro
+import ChorusModels
 import ChorusONNX
 import ChorusPiper
 import ChorusSpeech
@@ -34,6 +35,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     public let defaultModel: URL
     /// What `load(from:)` accepts, in a few words ("a Kokoro model folder").
     public let modelDescription: String
+    private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private let loader: @Sendable (URL?, String?) throws -> any SpeechSynthesizer
 
     public var description: String { id }
@@ -50,6 +52,12 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         return try await InferenceExecutor.shared.run { try loader(model, language) }
     }
 
+    /// The voices installed for `model` (the default model when nil), read from disk without loading
+    /// the engine's sessions; throws as loading would when the model's files are not there.
+    public func installedVoices(from model: URL? = nil) throws -> [Voice] {
+        try voiceLister(model)
+    }
+
     /// `load(from:)` for an engine that clones voices; throws for one that cannot.
     public func loadCloning(from model: URL? = nil) async throws -> any VoiceCloning {
         guard capabilities.contains(.voiceCloning), let engine = try await load(from: model) as? any VoiceCloning else {
@@ -63,17 +71,21 @@ extension Engine {
     /// Kokoro-82M: 24 kHz, a style vector per voice, text read in any espeak-ng language.
     public static let kokoro = Engine(
         id: "kokoro", name: "Kokoro-82M", sampleRate: 24_000, capabilities: [.streaming, .languageSelection],
-        defaultModel: ModelDirectory.folder(for: "kokoro"), modelDescription: "a Kokoro model folder"
+        defaultModel: ModelStore.current.folder(for: KokoroSynthesizer.manifest), modelDescription: "a Kokoro model folder",
+        voiceLister: { model in
+            try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
+        }
     ) { model, language in
-        try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: model ?? ModelDirectory.folder(for: "kokoro")),
+        try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)),
                               espeakVoice: language ?? "en-us")
     }
 
     /// Piper: one VITS voice per `.onnx` file with its `.onnx.json`.
     public static let piper = Engine(
         id: "piper", name: "Piper", sampleRate: 22_050, capabilities: [.streaming],
-        defaultModel: ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx"),
-        modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)"
+        defaultModel: PiperSynthesizer.defaultModel(),
+        modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
+        voiceLister: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
     ) { model, _ in
         try model.map { try PiperSynthesizer(modelPath: $0) } ?? PiperSynthesizer()
     }
@@ -81,7 +93,8 @@ extension Engine {
     /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect instructions.
     public static let cosyvoice = Engine(
         id: "cosyvoice", name: "CosyVoice 3", sampleRate: 24_000, capabilities: [.streaming, .voiceCloning, .instructions],
-        defaultModel: CosyVoiceSynthesizer.defaultFolder, modelDescription: "a CosyVoice 3 model folder"
+        defaultModel: CosyVoiceSynthesizer.defaultFolder, modelDescription: "a CosyVoice 3 model folder",
+        voiceLister: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) }
     ) { model, _ in
         try CosyVoiceSynthesizer(folder: model)
     }

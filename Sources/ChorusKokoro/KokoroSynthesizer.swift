@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusPhonemizer
@@ -49,16 +50,19 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             vocabulary = folder.appendingPathComponent("vocab.json")
             voices = folder.appendingPathComponent("voices_ja.npz")
         }
+
+        /// Throws naming the first file that is not there.
+        func checkPresent() throws {
+            for file in [model, vocabulary, voices] where !FileManager.default.fileExists(atPath: file.path) {
+                throw KokoroSynthesizer.manifest.missing(file.path)
+            }
+        }
     }
 
     /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in.
-    public init(files: Files = Files(folder: ModelDirectory.folder(for: "kokoro")), espeakVoice: String = "en-us",
+    public init(files: Files = Files(folder: ModelStore.current.folder(for: manifest)), espeakVoice: String = "en-us",
                 options: SessionOptions = KokoroSynthesizer.defaultSessionOptions) throws {
-        for file in [files.model, files.vocabulary, files.voices]
-        where !FileManager.default.fileExists(atPath: file.path) {
-            throw SpeechError.modelMissing(engine: "kokoro", path: file.path,
-                                           remedy: "Check the folder; the default model installs with `scripts/setup.sh`.")
-        }
+        try files.checkPresent()
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try InferenceSession(modelPath: files.model.path, options: options)
@@ -66,6 +70,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
         voices = voicePack.styles.keys.sorted().map(Self.describe)
+    }
+
+    /// The voices of the model in `files`, read from its voice pack without loading the model.
+    public static func installedVoices(files: Files = Files(folder: ModelStore.current.folder(for: manifest))) throws -> [Voice] {
+        try files.checkPresent()
+        return try KokoroVoicePack(contentsOf: files.voices).styles.keys.sorted().map(describe)
     }
 
     /// Kokoro voice names start with a language letter and a gender letter (e.g. "jf_alpha": Japanese, female).

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusPhonemizer
@@ -42,15 +43,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
         self.sentenceSilence = sentenceSilence
-        let configURL = URL(fileURLWithPath: modelPath.path + ".json")
-        guard FileManager.default.fileExists(atPath: modelPath.path) else {
-            throw SpeechError.modelMissing(engine: "piper", path: modelPath.path,
-                                           remedy: "Check the path; the default voice installs with `scripts/setup.sh`.")
-        }
-        guard FileManager.default.fileExists(atPath: configURL.path) else {
-            throw SpeechError.modelMissing(engine: "piper", path: configURL.path,
-                                           remedy: "A Piper voice needs its .onnx.json next to the .onnx.")
-        }
+        let configURL = try Self.checkPresent(modelPath)
         config = try PiperVoiceConfig(contentsOf: configURL)
         session = try InferenceSession(modelPath: modelPath.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
@@ -58,6 +51,27 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         phonemizer = try EspeakPhonemizer.shared()
         let id = modelPath.deletingPathExtension().lastPathComponent
         voices = [Self.describe(id: id, config: config)]
+    }
+
+    /// The voice at `modelPath` (the default voice when nil), read from its config without loading the model.
+    public static func installedVoices(modelPath: URL? = nil) throws -> [Voice] {
+        let modelPath = modelPath ?? defaultModel()
+        let config = try PiperVoiceConfig(contentsOf: checkPresent(modelPath))
+        return [describe(id: modelPath.deletingPathExtension().lastPathComponent, config: config)]
+    }
+
+    /// The config beside the voice `modelPath`, once both are found to be there.
+    static func checkPresent(_ modelPath: URL) throws -> URL {
+        let configURL = URL(fileURLWithPath: modelPath.path + ".json")
+        guard FileManager.default.fileExists(atPath: modelPath.path) else {
+            throw ModelError.missingFile(model: "piper", path: modelPath.path,
+                                         remedy: "Check the path; the default voice installs with `scripts/setup.sh`.")
+        }
+        guard FileManager.default.fileExists(atPath: configURL.path) else {
+            throw ModelError.missingFile(model: "piper", path: configURL.path,
+                                         remedy: "A Piper voice needs its .onnx.json next to the .onnx.")
+        }
+        return configURL
     }
 
     /// The voice a model is, from its config. A Piper voice's `.onnx.json` does not say how the voice
@@ -69,8 +83,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
 
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
     public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
-        try self.init(modelPath: ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx"),
-                      options: options)
+        try self.init(modelPath: Self.defaultModel(), options: options)
     }
 
     /// The audio of `request`, a sentence per chunk, each chunk but the last ending in

@@ -9,8 +9,6 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case invalidSpeed(Float)
     /// A request names a voice cloned by another engine (or, for an engine that cannot clone, any cloned voice).
     case clonedVoiceOfAnotherEngine(voice: String, madeBy: String, engine: String)
-    /// A model file or folder is missing; `remedy` says how to get it.
-    case modelMissing(engine: String, path: String, remedy: String)
     /// A model's companion file (config, vocabulary, voices) is unreadable or malformed.
     case invalidModelFile(path: String, reason: String)
     /// A model lacks the output the engine reads its audio from: it is another model or another export.
@@ -32,8 +30,6 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "Voice '\(voice)' was cloned by \(madeBy) and cannot speak with \(engine); clone it with \(engine) or pick one of its voices."
         case .invalidSpeed(let speed):
             return "Speed \(speed) is out of range; use a value from 0.5 to 2."
-        case .modelMissing(let engine, let path, let remedy):
-            return "The \(engine) model is missing: \(path) not found. \(remedy)"
         case .invalidModelFile(let path, let reason):
             return "Model file \(path) is invalid: \(reason)."
         case .missingModelOutput(let path, let output, let outputs, let remedy):

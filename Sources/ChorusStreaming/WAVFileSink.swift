@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusModels
 import Foundation
 
 /// Writes the stream to a WAV file as it is produced, as fast as it comes.
@@ -15,7 +16,7 @@ public final class WAVFileSink: AudioSink {
 
     private struct State {
         var handle: FileHandle?
-        var temporary: URL?
+        var staged: StagedFile?
         var format: SinkFormat?
         var dataBytes = 0
     }
@@ -29,20 +30,18 @@ public final class WAVFileSink: AudioSink {
 
     public func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
         let format = SinkFormat(sampleRate: rate ?? source.sampleRate, channels: source.channels)
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
+        let staged = StagedFile(destination: url)
         let header = try WAVWriter.header(
             sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: 0)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: header) else {
-            let reason = FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
-            throw AudioSinkError.cannotCreate(path: url.path, reason: reason)
+        guard FileManager.default.createFile(atPath: staged.temporary.path, contents: header) else {
+            throw AudioSinkError.cannotCreate(path: url.path, reason: WAVWriter.creationFailure(in: url.deletingLastPathComponent()))
         }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
+            let handle = try FileHandle(forWritingTo: staged.temporary)
             try handle.seekToEnd()
-            state.withLock { $0 = State(handle: handle, temporary: temporary, format: format) }
+            state.withLock { $0 = State(handle: handle, staged: staged, format: format) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            staged.discard()
             throw AudioSinkError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
         }
         return format
@@ -69,16 +68,16 @@ public final class WAVFileSink: AudioSink {
             defer { state = State() }
             return state
         }
-        guard let handle = closing.handle, let temporary = closing.temporary, let format = closing.format else { return }
+        guard let handle = closing.handle, let staged = closing.staged, let format = closing.format else { return }
         do {
             let header = try WAVWriter.header(
                 sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: closing.dataBytes)
             try handle.seek(toOffset: 0)
             try handle.write(contentsOf: header)
             try handle.close()
-            try WAVWriter.moveIntoPlace(temporary, at: url)
+            try staged.commit()
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            staged.discard()
             throw AudioSinkError.writeFailed(sink: name, reason: AudioFileError.reason(for: error))
         }
     }
@@ -89,6 +88,6 @@ public final class WAVFileSink: AudioSink {
             return state
         }
         try? closing.handle?.close()
-        if let temporary = closing.temporary { try? FileManager.default.removeItem(at: temporary) }
+        closing.staged?.discard()
     }
 }

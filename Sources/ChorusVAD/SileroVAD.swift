@@ -1,5 +1,6 @@
-import Foundation
+import ChorusModels
 import ChorusONNX
+import Foundation
 import ChorusSpeech
 
 /// The Silero voice activity detector: the speech probability of each short window of audio.
@@ -11,7 +12,7 @@ import ChorusSpeech
 public struct SileroVAD: Sendable {
     /// Where `scripts/setup.sh` installs the model.
     public static var defaultModelPath: String {
-        ModelDirectory.folder(for: "silero-vad").appendingPathComponent("silero_vad.onnx").path
+        ModelStore.current.folder(for: manifest).appendingPathComponent("silero_vad.onnx").path
     }
 
     /// One thread each, as upstream: the model is too small for more threads to pay.
@@ -37,7 +38,10 @@ public struct SileroVAD: Sendable {
         options: SessionOptions = SileroVAD.defaultSessionOptions
     ) throws {
         let path = modelPath ?? Self.defaultModelPath
-        guard FileManager.default.fileExists(atPath: path) else { throw VADError.modelMissing(path: path) }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ModelError.missingFile(model: Self.manifest.name, path: path,
+                                         remedy: "Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx.")
+        }
         try self.init(session: InferenceSession(modelPath: path, options: options), sampleRate: sampleRate)
     }
 

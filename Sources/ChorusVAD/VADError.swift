@@ -1,7 +1,5 @@
 /// What can go wrong running voice activity detection, worded for the person who has to fix it.
 public enum VADError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The Silero model file is not where it was looked for.
-    case modelMissing(path: String)
     /// The model does not have the inputs and outputs of a Silero VAD export.
     case unexpectedModel(path: String, reason: String)
     /// Silero works at 16 kHz and 8 kHz only.
@@ -15,8 +13,6 @@ public enum VADError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .modelMissing(let path):
-            return "Silero VAD model not found at \(path). Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx."
         case .unexpectedModel(let path, let reason):
             return "\(path) is not a Silero VAD model Chorus can run: \(reason). Use silero_vad.onnx from silero-vad 5 or 6."
         case .unsupportedSampleRate(let rate):

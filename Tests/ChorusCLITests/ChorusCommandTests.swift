@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import Testing
 
@@ -136,9 +137,7 @@ struct ChorusCommandTests {
 
 /// Whether scripts/setup.sh installed the Piper voice where `chorus` looks for it.
 let piperInstalled: Bool = {
-    let root = ProcessInfo.processInfo.environment["CHORUS_MODELS"]
-        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/chorus/models").path
-    return FileManager.default.fileExists(atPath: root + "/piper/.complete")
+    FileManager.default.fileExists(atPath: ModelStore.current.folder(named: "piper").path + "/.complete")
 }()
 
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: ChorusProcess.binary.path) && piperInstalled,

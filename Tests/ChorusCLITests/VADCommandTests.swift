@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusModels
 import Foundation
 import Testing
 
@@ -27,9 +28,7 @@ enum PauseClips {
 
     /// Whether scripts/setup.sh installed Silero where `chorus vad` looks for it.
     static let sileroInstalled: Bool = {
-        let root = ProcessInfo.processInfo.environment["CHORUS_MODELS"]
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/chorus/models").path
-        return FileManager.default.fileExists(atPath: root + "/silero-vad/silero_vad.onnx")
+        FileManager.default.fileExists(atPath: ModelStore.current.folder(named: "silero-vad").path + "/silero_vad.onnx")
     }()
 }
 
@@ -140,7 +139,7 @@ struct VADCommandErrorTests {
         try await expectFailure(["vad", folder.path], saying: ["Cannot read \(folder.path): it is a folder, not a file"])
         try await expectFailure(["vad", "-"], input: Data(), saying: ["No audio arrived on standard input"])
         try await expectFailure(["vad", clip, "--model", "/nonexistent/silero_vad.onnx"],
-                          saying: ["Silero VAD model not found at /nonexistent/silero_vad.onnx", "scripts/setup.sh"])
+                          saying: ["The Silero VAD model is missing: /nonexistent/silero_vad.onnx not found", "scripts/setup.sh"])
         // Another ONNX model where Silero should be.
         let encoder = ToneModels.folder + "/encoder_T80.onnx"
         try await expectFailure(["vad", clip, "--model", encoder],

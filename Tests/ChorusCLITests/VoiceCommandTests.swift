@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusModels
 import Foundation
 import Testing
 
@@ -9,9 +10,7 @@ import Testing
         .appendingPathComponent("ChorusCosyVoiceTests/Resources/model")
 
     static let piperInstalled: Bool = {
-        let root = ProcessInfo.processInfo.environment["CHORUS_MODELS"]
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/chorus/models").path
-        return FileManager.default.fileExists(atPath: root + "/piper/.complete")
+        FileManager.default.fileExists(atPath: ModelStore.current.folder(named: "piper").path + "/.complete")
     }()
 
     @Test(.enabled(if: piperInstalled, "Piper not installed in $CHORUS_MODELS; run scripts/setup.sh"))

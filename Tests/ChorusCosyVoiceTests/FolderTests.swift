@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import Testing
 import ChorusSpeech
@@ -24,13 +25,14 @@ import ChorusText
         let folder = try copyOfTestModels()
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.removeItem(at: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
-        #expect(throws: CosyVoiceError.missingModelFile(name: "hift_decoder_fp32.onnx", folder: folder.path)) {
+        #expect(throws: ModelError.missingFile(model: "CosyVoice 3", path: folder.appendingPathComponent("hift_decoder_fp32.onnx").path,
+                                                remedy: CosyVoiceSynthesizer.manifest.installation.remedy)) {
             try ModelFolder(url: folder)
         }
         try FileManager.default.removeItem(at: folder.appendingPathComponent("merges.txt"))
         try FileManager.default.copyItem(at: TestResources.models.appendingPathComponent("hift_decoder_fp32.onnx"),
                                          to: folder.appendingPathComponent("hift_decoder_fp32.onnx"))
-        let error = try #require(throws: CosyVoiceError.self) { try ModelFolder(url: folder) }
+        let error = try #require(throws: ModelError.self) { try ModelFolder(url: folder) }
         #expect(error.description.contains("merges.txt"))
     }
 
@@ -206,7 +208,7 @@ import ChorusText
     @Test func aMissingModelFolderSaysHowToGetIt() throws {
         let folder = try TestResources.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let error = try #require(throws: SpeechError.self) { try CosyVoiceSynthesizer(folder: folder) }
+        let error = try #require(throws: ModelError.self) { try CosyVoiceSynthesizer(folder: folder) }
         #expect(error.description.contains("text_embedding_fp32.onnx"))
         #expect(error.description.contains("ayousanz/cosy-voice3-onnx"))
     }

@@ -1,6 +1,7 @@
 import ChorusAudio
 import ChorusDSP
 import Foundation
+import ChorusModels
 import ChorusPiper
 import ChorusSpeech
 import Testing
@@ -62,13 +63,13 @@ import Testing
     @Test func namesTheMissingExtractionModel() throws {
         let folder = try TestResources.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(throws: CosyVoiceError.missingModelFile(name: "campplus.onnx", folder: folder.path)) {
+        #expect(throws: CosyVoiceSynthesizer.manifest.missing(folder.appendingPathComponent("campplus.onnx").path)) {
             try VoiceExtractor(folder: folder)
         }
     }
 
     static let piperInstalled = FileManager.default.fileExists(
-        atPath: ModelDirectory.folder(for: "piper").appendingPathComponent(".complete").path)
+        atPath: ModelStore.current.folder(named: "piper").appendingPathComponent(".complete").path)
 
     /// A real spoken clip: Chorus's own Piper voice says a sentence, and that becomes a CosyVoice voice.
     @Test(.enabled(if: piperInstalled, "Piper not installed in $CHORUS_MODELS; run scripts/setup.sh"))

@@ -1,16 +1,11 @@
+import ChorusModels
 import Foundation
 import Testing
 @testable import ChorusText
 
 /// The wetext grammars installed by scripts/setup.sh (`$CHORUS_MODELS/wetext`), loaded once.
 enum InstalledWeText {
-    static let folder: URL = {
-        let environment = ProcessInfo.processInfo.environment["CHORUS_MODELS"] ?? ""
-        let root = environment.isEmpty
-            ? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/chorus/models")
-            : URL(fileURLWithPath: environment)
-        return root.appendingPathComponent("wetext", isDirectory: true)
-    }()
+    static let folder = ModelStore.current.folder(for: WeTextNormalizer.manifest)
     static let installed = FileManager.default.fileExists(atPath: folder.appendingPathComponent(".complete").path)
     static let reason: Comment = "wetext grammars not installed in $CHORUS_MODELS/wetext; run scripts/setup.sh"
     static let normalizer: WeTextNormalizer? = installed ? try? WeTextNormalizer(folder: folder) : nil

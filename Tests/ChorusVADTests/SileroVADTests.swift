@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChorusModels
 import ChorusVAD
 
 /// Runs on the real model that `scripts/setup.sh` installs; skips, saying why, when it is absent.
@@ -94,10 +95,10 @@ import ChorusVAD
     }
 
     @Test func missingModelNamesThePathAndTheFix() {
-        #expect(throws: VADError.modelMissing(path: "/nope/silero_vad.onnx")) {
-            try SileroVAD(modelPath: "/nope/silero_vad.onnx")
-        }
-        #expect(VADError.modelMissing(path: "/x").description.contains("scripts/setup.sh"))
+        let expected = ModelError.missingFile(model: "Silero VAD", path: "/nope/silero_vad.onnx",
+                                              remedy: "Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx.")
+        #expect(throws: expected) { try SileroVAD(modelPath: "/nope/silero_vad.onnx") }
+        #expect(expected.description.contains("scripts/setup.sh"))
     }
 }
 

@@ -1,12 +1,12 @@
 import Foundation
-import ChorusSpeech
+import ChorusModels
 import Testing
 
 /// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip
 /// with this reason otherwise (CI installs them, so there they run).
 enum InstalledModels {
     static func installed(_ engine: String) -> Bool {
-        FileManager.default.fileExists(atPath: ModelDirectory.folder(for: engine).appendingPathComponent(".complete").path)
+        FileManager.default.fileExists(atPath: ModelStore.current.folder(named: engine).appendingPathComponent(".complete").path)
     }
 
     static let kokoro = installed("kokoro")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ChorusKokoro
+import ChorusModels
 import ChorusSpeech
 
 @Suite struct KokoroUnitTests {
@@ -65,7 +66,7 @@ import ChorusSpeech
         do {
             _ = try KokoroSynthesizer(files: .init(folder: folder))
             Issue.record("loaded from a missing folder")
-        } catch let error as SpeechError {
+        } catch let error as ModelError {
             #expect(error.description.contains("/nonexistent/kokoro/kokoro-v1.0.int8.onnx"))
             #expect(error.description.contains("scripts/setup.sh"))
         } catch {

@@ -12,7 +12,7 @@ import Foundation
 struct Options {
     var rounds = 3
     var textFile = "bench/tts_paragraph.txt"
-    var model = ModelDirectory.folder(for: "piper").appendingPathComponent("en_US-joe-medium.onnx")
+    var model = PiperSynthesizer.defaultModel()
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments

