@@ -146,3 +146,11 @@ import ChorusVAD
         #expect(held.first == standard.first)
     }
 }
+
+/// The installed model is the one the manifest records, byte for byte.
+@Suite struct SileroManifestTests {
+    @Test(.enabled(if: SileroVADTests.modelInstalled, "Silero VAD not installed; run scripts/setup.sh"))
+    func theInstalledModelHasTheRecordedChecksum() throws {
+        try SileroVAD.manifest.validate(folder: ModelStore.current.folder(for: SileroVAD.manifest), verifyingChecksums: true)
+    }
+}

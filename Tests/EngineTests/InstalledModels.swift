@@ -1,5 +1,7 @@
 import Foundation
+import ChorusKokoro
 import ChorusModels
+import ChorusPiper
 import Testing
 
 /// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip
@@ -18,4 +20,21 @@ enum InstalledModels {
 func rms(_ samples: [Float]) -> Float {
     guard !samples.isEmpty else { return 0 }
     return (samples.reduce(0) { $0 + $1 * $1 } / Float(samples.count)).squareRoot()
+}
+
+/// The installed models are what their manifests record (sizes; hashing the large files is left to `chorus models`).
+@Suite struct InstalledManifestTests {
+    @Test(.enabled(if: InstalledModels.kokoro, InstalledModels.reason))
+    func kokoroMatchesItsManifest() {
+        let check = KokoroSynthesizer.manifest.check(folder: ModelStore.current.folder(for: KokoroSynthesizer.manifest))
+        #expect(check.isComplete, "\(check)")
+        #expect(check.missingOptional.isEmpty)
+    }
+
+    @Test(.enabled(if: InstalledModels.piper, InstalledModels.reason))
+    func piperMatchesItsManifest() {
+        let check = PiperSynthesizer.manifest.check(folder: ModelStore.current.folder(for: PiperSynthesizer.manifest))
+        #expect(check.isComplete, "\(check)")
+        #expect(check.missingOptional.isEmpty)
+    }
 }
