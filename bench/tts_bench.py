@@ -23,7 +23,9 @@ import numpy as np
 import onnxruntime as ort
 
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = Path(os.environ.get("CHORUS_MODELS", Path.home() / ".cache/chorus/models"))
+# Where ChorusModels' ModelStore looks: CHORUS_MODELS, else an absolute XDG_CACHE_HOME or ~/.cache, + chorus/models.
+_CACHE = os.environ.get("XDG_CACHE_HOME", "")
+MODELS = Path(os.environ.get("CHORUS_MODELS") or Path(_CACHE if _CACHE.startswith("/") else Path.home() / ".cache") / "chorus/models")
 
 
 def python_kokoro(inputs, threads, runs):

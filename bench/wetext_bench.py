@@ -22,7 +22,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "Tests", "TextTestData", "wetext", "normalize.golden.json")
-MODELS = os.environ.get("CHORUS_MODELS") or os.path.expanduser("~/.cache/chorus/models")
+# Where ChorusModels' ModelStore looks: CHORUS_MODELS, else an absolute XDG_CACHE_HOME or ~/.cache, + chorus/models.
+_CACHE = os.environ.get("XDG_CACHE_HOME", "")
+MODELS = os.environ.get("CHORUS_MODELS") or os.path.join(_CACHE if _CACHE.startswith("/") else os.path.expanduser("~/.cache"), "chorus/models")
 
 # The same four grammars alone, read by kaldifst as wetext reads each of its graphs.
 LOAD_FOUR = """

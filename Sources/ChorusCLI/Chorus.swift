@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusModels
 
 /// The `chorus` command: on-device speech from the terminal.
 @main
@@ -7,8 +8,9 @@ struct Chorus: AsyncParsableCommand {
         commandName: "chorus",
         abstract: "On-device speech: text to speech and speech to text, all local, on ONNX Runtime.",
         discussion: """
-            Models live in $CHORUS_MODELS (default ~/.cache/chorus/models); scripts/setup.sh installs \
-            the default Kokoro and Piper voices there.
+            Models live in \(ModelStore.current.root.path) ($CHORUS_MODELS if set, else \
+            $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models); scripts/setup.sh installs the \
+            default Kokoro and Piper voices there.
             """,
         version: "0.1.0",
         subcommands: [

@@ -14,7 +14,7 @@ extension CosyVoiceSynthesizer {
         licence: "unknown: see each source's model card",
         installation: .manual(
             "Put the 12 ONNX files of the community export (huggingface.co/ayousanz/cosy-voice3-onnx) and the "
-                + "CosyVoice-BlankEN vocab.json and merges.txt in the model folder ($CHORUS_MODELS/cosyvoice by default); "
+                + "CosyVoice-BlankEN vocab.json and merges.txt in the model folder; "
                 + "for `chorus voice add` also campplus.onnx and speech_tokenizer_v3.onnx (FunAudioLLM/Fun-CosyVoice3-0.5B). "
                 + "README's \"Voice cloning with CosyVoice 3\" has the details."))
 }
