@@ -1,4 +1,5 @@
 import ChorusEngines
+import ChorusModels
 import ChorusSpeech
 import Foundation
 import HTTPTypes
@@ -138,11 +139,14 @@ extension APIError {
                 return .invalid(error.description, param: "voice", code: "voice_not_found")
             case .invalidSpeed:
                 return .invalid(error.description, param: "speed")
-            case .noVoices, .modelMissing:
+            case .noVoices:
                 return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
             case .invalidModelFile, .missingModelOutput:
                 return .server(error)
             }
+        case let error as ModelError:
+            guard case .missingFile = error else { return .server(error) }
+            return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
         case let error as EngineError:
             return .invalid(error.description, param: "model")
         default:

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusModels
 import ChorusONNX
 import ChorusRecognition
 import ChorusSpeech
@@ -45,10 +46,10 @@ public struct FastConformerTranscriber: SpeechTranscriber {
 
     /// Loads the model in `folder` (default `$CHORUS_MODELS/fastconformer`) and Silero VAD when installed.
     public init(folder: URL? = nil) throws {
-        let folder = folder ?? ModelDirectory.folder(for: "fastconformer")
+        let folder = folder ?? ModelStore.current.folder(for: FastConformerRecognizer.manifest)
         guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw SpeechError.modelMissing(engine: "fastconformer", path: folder.path,
-                                           remedy: "No FastConformer weights ship with Chorus; put an exported model there (`chorus transcribe --help` lists its files).")
+            throw ModelError.missingFile(model: "fastconformer", path: folder.path,
+                                         remedy: "No FastConformer weights ship with Chorus; put an exported model there (`chorus transcribe --help` lists its files).")
         }
         recognizer = try FastConformerRecognizer(folder: folder)
         vad = FileManager.default.fileExists(atPath: SileroVAD.defaultModelPath) ? try SileroVAD() : nil

@@ -1,4 +1,5 @@
 @testable import ChorusServer
+import ChorusModels
 import ChorusSpeech
 import Foundation
 import HTTPTypes
@@ -22,7 +23,7 @@ import Testing
 
     @Test func voicesListEveryLoadableEngineAndSayWhyOthersAreNot() async throws {
         let missing = ServedEngine(id: "absent", name: "Absent", sampleRate: 16_000) {
-            throw SpeechError.modelMissing(engine: "absent", path: "/nowhere", remedy: "Install it.")
+            throw ModelError.missingFile(model: "absent", path: "/nowhere", remedy: "Install it.")
         }
         try await fakeServer(extra: [missing]).makeApplication().test(.router) { client in
             let response = try await client.execute(uri: "/v1/audio/voices", method: .get)
@@ -47,7 +48,7 @@ import Testing
 
     @Test func speakingWithAnEngineThatIsNotInstalledIsA404SayingHowToInstallIt() async throws {
         let missing = ServedEngine(id: "absent", name: "Absent", sampleRate: 16_000) {
-            throw SpeechError.modelMissing(engine: "absent", path: "/nowhere", remedy: "Install it.")
+            throw ModelError.missingFile(model: "absent", path: "/nowhere", remedy: "Install it.")
         }
         try await fakeServer(extra: [missing]).makeApplication().test(.router) { client in
             let response = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
