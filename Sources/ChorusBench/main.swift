@@ -13,6 +13,7 @@ struct Arguments {
     var threads = 2
     var runs = 3
     var inputsOut: String?
+    var idsPerLine: String?
 
     init(_ arguments: ArraySlice<String>) throws {
         var rest = arguments
@@ -24,6 +25,7 @@ struct Arguments {
             case "--threads": threads = Int(value) ?? threads
             case "--runs": runs = Int(value) ?? runs
             case "--inputs-out": inputsOut = value
+            case "--ids-per-line": idsPerLine = value
             default: throw BenchError.usage("unknown option \(flag)")
             }
         }
@@ -36,7 +38,7 @@ enum BenchError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .usage(let message):
-            "\(message)\nusage: chorus-bench --engine kokoro|piper --text-file FILE [--threads N] [--runs N] [--inputs-out FILE.json]"
+            "\(message)\nusage: chorus-bench --engine kokoro|piper --text-file FILE [--threads N] [--runs N] [--inputs-out FILE.json] [--ids-per-line FILE.json]"
         }
     }
 }
@@ -74,6 +76,19 @@ func measure() async throws {
     }
     if let path = arguments.inputsOut {
         try JSONEncoder().encode(inputs).write(to: URL(fileURLWithPath: path))
+    }
+    if let path = arguments.idsPerLine {
+        // The model inputs of each line of the text on its own, for comparing front ends sentence by sentence.
+        let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        let perLine: [[[Int64]]] = try lines.map { line in
+            switch synthesizer {
+            case let kokoro as KokoroSynthesizer: try kokoro.modelInputs(for: line)
+            case let piper as PiperSynthesizer: try piper.modelInputs(for: line)
+            default: []
+            }
+        }
+        try JSONEncoder().encode(perLine).write(to: URL(fileURLWithPath: path))
+        return
     }
 
     let runtime = try OnnxRuntime.shared()
