@@ -31,6 +31,14 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// Output sample rate in Hz.
     public let sampleRate: Int
     public let capabilities: Capabilities
+    /// The files its default model is made of, their sizes and hashes where known, source and licence.
+    public var manifest: ModelManifest {
+        switch id {
+        case "kokoro": KokoroSynthesizer.manifest
+        case "piper": PiperSynthesizer.manifest
+        default: CosyVoiceSynthesizer.manifest
+        }
+    }
     /// The model `load()` reads when given none.
     public let defaultModel: URL
     /// What `load(from:)` accepts, in a few words ("a Kokoro model folder").

@@ -11,6 +11,8 @@ import Testing
         #expect(Engine.cosyvoice.capabilities.contains(.voiceCloning))
         #expect(!Engine.kokoro.capabilities.contains(.voiceCloning))
         #expect(Engine.kokoro.capabilities.contains(.languageSelection))
+        #expect(Engine.piper.manifest == PiperSynthesizer.manifest)
+        #expect(Engine.cosyvoice.manifest.files.contains { $0.names.contains("llm_decoder_fp16.onnx") })
         #expect(throws: EngineError.unknownEngine("nope", known: ["kokoro", "piper", "cosyvoice"])) { try Engine.named("nope") }
         #expect("\(EngineError.unknownEngine("nope", known: ["kokoro", "piper"]))"
             == "There is no engine called 'nope'; use one of kokoro, piper.")
