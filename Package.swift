@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "ChorusText", targets: ["ChorusText"]),
         .library(name: "ChorusPhonemizer", targets: ["ChorusPhonemizer"]),
         .library(name: "ChorusSpeech", targets: ["ChorusSpeech"]),
+        .library(name: "ChorusGeneration", targets: ["ChorusGeneration"]),
         .library(name: "ChorusKokoro", targets: ["ChorusKokoro"]),
         .library(name: "ChorusPiper", targets: ["ChorusPiper"]),
         .library(name: "ChorusCosyVoice", targets: ["ChorusCosyVoice"]),
@@ -72,11 +73,12 @@ let package = Package(
         .target(name: "ChorusText", dependencies: ["ChorusModels"]),
         .target(name: "ChorusPhonemizer", dependencies: ["CChorusEspeak"]),
         .target(name: "ChorusSpeech"),
+        .target(name: "ChorusGeneration", dependencies: ["ChorusONNX", "ChorusDSP"]),
 
         // Engines and listeners.
         .target(name: "ChorusKokoro", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
         .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
-        .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
+        .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusVAD", dependencies: ["ChorusModels", "ChorusONNX", "ChorusSpeech"]),
         .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
@@ -100,7 +102,7 @@ let package = Package(
         .executableTarget(name: "DSPBench", dependencies: ["ChorusAudio", "ChorusDSP"], path: "bench/DSPBench"),
         .executableTarget(name: "TextBench", dependencies: ["ChorusText"], path: "bench/TextBench"),
         .executableTarget(name: "WeTextBench", dependencies: ["ChorusText"], path: "bench/WeTextBench"),
-        .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX"], path: "bench/CosyVoiceBench"),
+        .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX", "ChorusDSP"], path: "bench/CosyVoiceBench"),
         .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
 
@@ -112,8 +114,9 @@ let package = Package(
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
         .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
+        .testTarget(name: "ChorusGenerationTests", dependencies: ["ChorusGeneration", "ChorusDSP", "ChorusONNX"]),
         .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
-        .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),

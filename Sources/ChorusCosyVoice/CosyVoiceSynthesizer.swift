@@ -1,5 +1,6 @@
 import ChorusModels
 import ChorusONNX
+import ChorusDSP
 import Foundation
 import ChorusSpeech
 import ChorusText

@@ -1,5 +1,7 @@
 import Foundation
 import ChorusONNX
+import ChorusDSP
+import ChorusGeneration
 
 /// Stage 1: text tokens and the voice's prompt speech tokens in, speech tokens (25 per second) out.
 ///
@@ -28,7 +30,7 @@ public struct LanguageModel: Sendable {
     let backboneDecode: InferenceSession
     let decoder: InferenceSession
     /// KV-cache buffers kept from one utterance to the next.
-    let cacheBuffers = CacheBufferPool()
+    let cachePool = KVCachePool()
 
     /// The stage over the five LLM sessions of `sessions`.
     public init(sessions: ModelFolder.Sessions) {
@@ -51,8 +53,9 @@ public struct LanguageModel: Sendable {
     ///
     /// A decode step allocates nothing on the Swift side: the first step's outputs (logits, hidden state,
     /// embedding) become the tensors every later step writes into, the KV cache alternates between two
-    /// buffers sized for the longest utterance the limits allow, and the attention mask is a view of a row
-    /// of ones one element longer each step.
+    /// buffers sized for the longest utterance the limits allow (ChorusGeneration's `KVCache`), the
+    /// attention mask is a view of a row of ones one element longer each step, and the sampling steps
+    /// work in buffers made once per utterance.
     @discardableResult
     public func generate(
         promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream,
@@ -60,83 +63,94 @@ public struct LanguageModel: Sendable {
     ) throws -> [Int] {
         let limits = Self.lengthLimits(textCount: text.count)
         let input = try inputEmbeddings(promptText: promptText, text: text, promptSpeech: promptSpeech)
-        var length = input.shape[1]
-        let width = input.shape[2]
-        let longest = length + limits.upperBound
+        var model = try Decoding(stage: self, input: input, longest: input.shape[1] + limits.upperBound)
+        var sampler = TokenSampler(sampling.steps(minimumLength: limits.lowerBound), vocabularySize: 0,
+                                   random: random, longest: limits.upperBound)
+        let cache = try KVCache(pool: cachePool, tensorCount: 1, longest: model.longest)
+        defer { random = sampler.random }
+        do {
+            return try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: limits.upperBound,
+                                      isStop: Self.stopTokens.contains, onToken: onToken)
+        } catch SamplingError.stuck(let step, let trials) {
+            throw CosyVoiceError.samplingStuck(step: step, trials: trials)
+        }
+    }
 
-        // After the first utterance the cache's layout is known, and even the prefill writes into a kept buffer.
-        var caches = try cacheBuffers.layout.map { try CacheBuffers(layout: $0, longest: longest, pool: cacheBuffers) }
-        defer { caches.map { cacheBuffers.put($0.buffers.0, $0.buffers.1) } }
-        let prefill = try backboneInitial.run(
-            backboneInitial.plan(inputs: ["inputs_embeds", "attention_mask"], outputs: ["hidden_states", "past_key_values"]),
-            inputs: [input, backboneInitial.floatTensor(shape: [1, length], for: "attention_mask") { $0.update(repeating: 1) }],
-            outputs: [nil, caches?.target(length: length)])
-        var cache = prefill[1]
-        var hidden = try decoder.floatTensor(shape: [1, 1, width], for: "hidden_state") { row in
-            try prefill[0].withFloats { states in
-                guard states.count == length * width else {
-                    throw CosyVoiceError.unexpectedOutput(model: backboneInitial.modelPath, name: "hidden_states",
-                                                          shape: prefill[0].shape, expected: "[1, \(length), \(width)]")
-                }
-                _ = row.update(fromContentsOf: states[(states.count - width)...])
-            }
+    /// upstream `CosyVoice3LM.inference`'s model calls, as the shared decode loop drives them: the backbone
+    /// over the whole input once, then the speech embedding of each drawn token through the backbone with
+    /// the cache; the decoder turns each last hidden state into logits.
+    struct Decoding: AutoregressiveModel {
+        let stage: LanguageModel
+        let input: Tensor
+        let longest: Int
+        private var length: Int
+        private let width: Int
+        private let decoderPlan: InferenceSession.RunPlan
+        private let embeddingPlan: InferenceSession.RunPlan
+        private let decodePlan: InferenceSession.RunPlan
+        private let token: Tensor
+        private let ones: TensorStorage
+        private var hidden: Tensor?
+        private var logits: Tensor?, embedded: Tensor?, decodedHidden: Tensor?
+
+        init(stage: LanguageModel, input: Tensor, longest: Int) throws {
+            self.stage = stage
+            self.input = input
+            self.longest = longest
+            length = input.shape[1]
+            width = input.shape[2]
+            decoderPlan = try stage.decoder.plan(inputs: ["hidden_state"], outputs: ["logits"])
+            embeddingPlan = try stage.speechEmbedding.plan(inputs: ["token"], outputs: ["embedded"])
+            decodePlan = try stage.backboneDecode.plan(inputs: ["inputs_embeds", "attention_mask", "past_key_values"],
+                                                       outputs: ["hidden_states", "new_past_key_values"])
+            token = try Tensor([Int64(0)], shape: [1, 1])
+            ones = try stage.backboneDecode.ones(count: longest, for: "attention_mask")
         }
 
-        let decoderPlan = try decoder.plan(inputs: ["hidden_state"], outputs: ["logits"])
-        let embeddingPlan = try speechEmbedding.plan(inputs: ["token"], outputs: ["embedded"])
-        let decodePlan = try backboneDecode.plan(inputs: ["inputs_embeds", "attention_mask", "past_key_values"],
-                                                 outputs: ["hidden_states", "new_past_key_values"])
-        let token = try Tensor([Int64(0)], shape: [1, 1])
-        let ones = try backboneDecode.ones(count: longest, for: "attention_mask")
-        var logits: Tensor?, embedded: Tensor?, decodedHidden: Tensor?
-        var sampler = TokenSampler(vocabularySize: 0)
-
-        var tokens: [Int] = []
-        for step in 0..<limits.upperBound {
-            logits = try decoder.run(decoderPlan, inputs: [decoder.fitting(hidden, to: "hidden_state")], outputs: [logits])[0]
-            let drawn = try logits!.withFloats { logits in
-                try draw(logits, sampler: &sampler, history: tokens, sampling: sampling, random: &random,
-                         allowStop: step >= limits.lowerBound, step: step)
+        mutating func prefill(cache: KVCache) throws -> Tensor {
+            let backboneInitial = stage.backboneInitial
+            // After the first utterance the cache's layout is known, and even the prefill writes into a kept buffer.
+            let prefill = try backboneInitial.run(
+                backboneInitial.plan(inputs: ["inputs_embeds", "attention_mask"], outputs: ["hidden_states", "past_key_values"]),
+                inputs: [input, backboneInitial.floatTensor(shape: [1, length], for: "attention_mask") { $0.update(repeating: 1) }],
+                outputs: [nil, cache.targets(length: length)[0]])
+            try cache.update([prefill[1]], model: backboneInitial.modelPath)
+            let (length, width) = (length, width)
+            hidden = try stage.decoder.floatTensor(shape: [1, 1, width], for: "hidden_state") { row in
+                try prefill[0].withFloats { states in
+                    guard states.count == length * width else {
+                        throw CosyVoiceError.unexpectedOutput(model: backboneInitial.modelPath, name: "hidden_states",
+                                                              shape: prefill[0].shape, expected: "[1, \(length), \(width)]")
+                    }
+                    _ = row.update(fromContentsOf: states[(states.count - width)...])
+                }
             }
-            if Self.stopTokens.contains(drawn) { break }
-            tokens.append(drawn)
-            try onToken(drawn)
-            if step == limits.upperBound - 1 { break }
+            return try nextLogits()
+        }
 
+        mutating func step(_ drawn: Int, cache: KVCache) throws -> Tensor {
+            let backboneDecode = stage.backboneDecode
             try token.withUnsafeMutableBufferPointer(of: Int64.self) { $0[0] = Int64(drawn) }
-            embedded = try speechEmbedding.run(embeddingPlan, inputs: [token], outputs: [embedded])[0]
+            embedded = try stage.speechEmbedding.run(embeddingPlan, inputs: [token], outputs: [embedded])[0]
             length += 1
             let next = try backboneDecode.run(decodePlan, inputs: [
                 backboneDecode.fitting(embedded!, to: "inputs_embeds"),
                 Tensor(over: ones, shape: [1, length]),
                 // Fed back as the runtime holds it: its element type and shape, never re-read.
-                cache,
-            ], outputs: [decodedHidden, caches?.target(length: length)])
+                cache.tensors[0],
+            ], outputs: [decodedHidden, cache.targets(length: length)[0]])
             decodedHidden = next[0]
             hidden = next[0]
-            if caches == nil {
-                let layout = try CacheLayout(before: cache, after: next[1], model: backboneDecode.modelPath)
-                cacheBuffers.layout = layout
-                caches = try CacheBuffers(layout: layout, longest: longest, pool: cacheBuffers)
-            }
-            cache = next[1]
+            try cache.update([next[1]], model: backboneDecode.modelPath)
+            return try nextLogits()
         }
-        return tokens
-    }
 
-    /// upstream `sampling_ids`: before the minimum length a drawn stop id is rejected and drawn again.
-    private func draw(
-        _ logits: UnsafeBufferPointer<Float>, sampler: inout TokenSampler, history: [Int], sampling: Sampling,
-        random: inout SeededRandom, allowStop: Bool, step: Int
-    ) throws -> Int {
-        var redraws = 0
-        while true {
-            let token = sampler.draw(sampling, logits: logits, history: history, random: &random)
-            if allowStop || token < Self.speechTokenCount { return token }
-            redraws += 1
-            if redraws > Self.maximumRedraws {
-                throw CosyVoiceError.samplingStuck(step: step, trials: redraws)
-            }
+        /// The decoder over the last hidden state, written into the first step's logits tensor from then on.
+        private mutating func nextLogits() throws -> Tensor {
+            let decoder = stage.decoder
+            guard let hidden else { throw CosyVoiceError.unexpectedOutput(model: decoder.modelPath, name: "hidden_state", shape: [], expected: "a prefill first") }
+            logits = try decoder.run(decoderPlan, inputs: [decoder.fitting(hidden, to: "hidden_state")], outputs: [logits])[0]
+            return logits!
         }
     }
 
@@ -162,85 +176,6 @@ public struct LanguageModel: Sendable {
                 }
             }
         }
-    }
-}
-
-/// Cache buffers between utterances: their pages stay mapped, so the next utterance neither faults them
-/// in again inside its runs nor unmaps them when it ends (a few MB on the test models, resident as the
-/// longest utterance so far needed). Concurrent utterances each take their own.
-final class CacheBufferPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kept: [TensorStorage] = []
-    private var learned: CacheLayout?
-
-    /// The cache layout the first utterance showed, for later ones to write even the prefill in place.
-    var layout: CacheLayout? {
-        get { lock.withLock { learned } }
-        set { lock.withLock { learned = newValue } }
-    }
-
-    /// A buffer of at least `capacity` elements of `type`, kept or new.
-    func take(_ type: TensorElementType, capacity: Int) throws -> TensorStorage {
-        let reused: TensorStorage? = lock.withLock {
-            guard let index = kept.firstIndex(where: { $0.elementType == type && $0.capacity >= capacity }) else { return nil }
-            return kept.remove(at: index)
-        }
-        return try reused ?? TensorStorage(elementType: type, capacity: capacity)
-    }
-
-    /// Keeps `buffers` for the next utterance (the two largest are kept).
-    func put(_ buffers: TensorStorage...) {
-        lock.withLock {
-            kept += buffers
-            kept.sort { $0.capacity > $1.capacity }
-            if kept.count > 2 { kept.removeLast(kept.count - 2) }
-        }
-    }
-}
-
-/// The KV cache's element type and shape, and which axis grows by one each step: read from the first
-/// decode step (the one axis whose size went up by one), so the export's layout is never assumed.
-struct CacheLayout {
-    var elementType: TensorElementType
-    var shape: [Int]
-    var axis: Int
-
-    init(before: Tensor, after: Tensor, model: String) throws {
-        let grown = zip(before.shape, after.shape).enumerated().filter { $0.element.1 != $0.element.0 }
-        guard before.shape.count == after.shape.count, grown.count == 1, let axis = grown.first?.offset,
-              after.shape[axis] == before.shape[axis] + 1
-        else {
-            throw CosyVoiceError.unexpectedOutput(model: model, name: "new_past_key_values", shape: after.shape,
-                                                  expected: "past_key_values \(before.shape) one step longer on one axis")
-        }
-        elementType = after.elementType
-        shape = after.shape
-        self.axis = axis
-    }
-
-    /// Elements per step of the growing axis.
-    var elementsPerStep: Int { shape.enumerated().reduce(1) { $0 * ($1.offset == axis ? 1 : $1.element) } }
-}
-
-/// Two buffers the KV cache alternates between, each sized for the longest utterance the limits allow:
-/// each run reads the cache from one and the runtime writes the one-step-longer cache into the other.
-private struct CacheBuffers {
-    let buffers: (TensorStorage, TensorStorage)
-    let layout: CacheLayout
-    private var writesSecond = false
-
-    init(layout: CacheLayout, longest: Int, pool: CacheBufferPool) throws {
-        self.layout = layout
-        let capacity = layout.elementsPerStep * longest
-        buffers = (try pool.take(layout.elementType, capacity: capacity), try pool.take(layout.elementType, capacity: capacity))
-    }
-
-    /// The tensor the next run writes a cache of `length` steps into: the buffer the last run did not write.
-    mutating func target(length: Int) throws -> Tensor {
-        var shape = layout.shape
-        shape[layout.axis] = length
-        defer { writesSecond.toggle() }
-        return try Tensor(over: writesSecond ? buffers.1 : buffers.0, shape: shape)
     }
 }
 

@@ -68,7 +68,7 @@ public struct KaldiFbank: Sendable {
         let stft = self.stft
         let preemphasis = self.preemphasis
         let removeDC = removeDCOffset
-        var noise = GaussianNoise(seed: ditherSeed)
+        var noise = SeededRandom(seed: ditherSeed)
         let dither = self.dither
         let mel = MelFilterbank.kaldi(sampleRate: sampleRate, paddedWindow: paddedWindow, melCount: melCount,
                                       lowFrequency: lowFrequency, highFrequency: highFrequency)
@@ -80,7 +80,7 @@ public struct KaldiFbank: Sendable {
             power.withUnsafeMutableBufferPointer { power in
                 stft.forEachFrame(of: samples, preprocess: { frame in
                     if dither != 0 {
-                        for index in frame.indices { frame[index] += dither * noise.next() }
+                        for index in frame.indices { frame[index] += dither * noise.gaussian() }
                     }
                     if removeDC {
                         var sum: Float = 0

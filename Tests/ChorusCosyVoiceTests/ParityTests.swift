@@ -1,4 +1,5 @@
 import Foundation
+import ChorusDSP
 import ChorusSpeech
 import Testing
 import ChorusText

@@ -23,9 +23,9 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
 
     @Test(arguments: sizes)
     func complexMatchesTheDefinition(_ size: Int) {
-        var random = GaussianNoise(seed: UInt64(size))
-        var re = random.samples(size)
-        var im = random.samples(size)
+        var random = SeededRandom(seed: UInt64(size))
+        var re = random.gaussians(size)
+        var im = random.gaussians(size)
         let expected = naiveDFT(re, im)
         FFT(size: size).forward(real: &re, imag: &im)
         let scale = sqrt(Double(size))
@@ -43,8 +43,8 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
     /// one-at-a-time transform, which every lane must match bit for bit.
     @Test(arguments: [1, 16, 49, 97, 400, 512, 1920, 1021])
     func lanesMatchTheDefinitionAndTheScalarTransform(_ size: Int) {
-        var random = GaussianNoise(seed: UInt64(size) + 1000)
-        let inputs = (0..<8).map { _ in (random.samples(size), random.samples(size)) }
+        var random = SeededRandom(seed: UInt64(size) + 1000)
+        let inputs = (0..<8).map { _ in (random.gaussians(size), random.gaussians(size)) }
         let fft = FFT(size: size)
         var re = (0..<size).map { index in SIMD8<Float>((0..<8).map { inputs[$0].0[index] }) }
         var im = (0..<size).map { index in SIMD8<Float>((0..<8).map { inputs[$0].1[index] }) }
@@ -70,8 +70,8 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
 
     @Test(arguments: sizes + [4, 6, 18])
     func realMatchesComplexAndInverts(_ size: Int) {
-        var random = GaussianNoise(seed: 99)
-        let input = random.samples(size)
+        var random = SeededRandom(seed: 99)
+        let input = random.gaussians(size)
         let plan = RealFFT(size: size)
         let (re, im) = plan.forward(input)
         let expected = naiveDFT(input, [Float](repeating: 0, count: size))
@@ -88,8 +88,8 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
 @Suite struct STFTTests {
     @Test(arguments: [(512, 128, true), (400, 160, true), (1920, 480, true), (16, 4, false)])
     func inverseReconstructsTheSignal(_ fftSize: Int, _ hop: Int, _ periodic: Bool) {
-        var random = GaussianNoise(seed: 3)
-        let signal = random.samples(5000)
+        var random = SeededRandom(seed: 3)
+        let signal = random.gaussians(5000)
         let stft = STFT.centered(fftSize: fftSize, hopLength: hop, window: Window.hann(fftSize, periodic: periodic))
         let (re, im) = stft.spectrogram(signal)
         #expect(re.rows == 1 + signal.count / hop)
@@ -129,11 +129,11 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
 }
 
 @Suite struct SignalToolTests {
-    @Test func gaussianNoiseIsSeededAndStandard() {
-        var a = GaussianNoise(seed: 42)
-        var b = GaussianNoise(seed: 42)
-        let x = a.samples(100_000)
-        #expect(x == b.samples(100_000))
+    @Test func seededRandomGaussiansAreSeededAndStandard() {
+        var a = SeededRandom(seed: 42)
+        var b = SeededRandom(seed: 42)
+        let x = a.gaussians(100_000)
+        #expect(x == b.gaussians(100_000))
         let mean = x.reduce(0, +) / Float(x.count)
         let variance = x.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Float(x.count)
         #expect(abs(mean) < 0.01)
@@ -161,5 +161,20 @@ func naiveDFT(_ re: [Float], _ im: [Float]) -> (re: [Double], im: [Double]) {
         #expect(decoded.rows == [[1, 2, 3], [4, 5, 6]])
         #expect(throws: NPYError.self) { try NPYFile.decode(Data([1, 2, 3])) }
         #expect(throws: NPYError.self) { try NPYFile(shape: [2, 2], values: [1]) }
+    }
+}
+
+@Suite struct SeededRandomStreamTests {
+    @Test func gaussiansOneAtATimeEqualTheBatch() {
+        var one = SeededRandom(seed: 5), batch = SeededRandom(seed: 5)
+        let single = (0..<7).map { _ in one.gaussian() }
+        #expect(single == batch.gaussians(7))
+        // The odd count kept its pair's sine value for the next call.
+        #expect(one.gaussian() == batch.gaussian())
+        // Box-Muller with u1 = 1 - uniform(), cosine first, as the CosyVoice Python reference draws.
+        var uniforms = SeededRandom(seed: 5)
+        let u1 = 1 - uniforms.uniform(), u2 = uniforms.uniform()
+        #expect(single[0] == Float((-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)))
+        #expect(single[1] == Float((-2 * log(u1)).squareRoot() * sin(2 * Double.pi * u2)))
     }
 }

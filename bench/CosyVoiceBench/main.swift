@@ -3,6 +3,7 @@
 // bench/cosyvoice_bench.py, which runs the Python reference on the same models in the same run.
 import ChorusCosyVoice
 import Foundation
+import ChorusDSP
 import ChorusONNX
 
 struct Case: Decodable {

@@ -1,0 +1,32 @@
+/// One streamed utterance of a token-based engine: takes tokens as the generator draws them and returns
+/// audio whenever the schedule says a chunk is ready, through any `SpeechTokenDecoder`.
+public struct TokenStreaming<Decoder: SpeechTokenDecoder> {
+    /// The decoder of this utterance.
+    public private(set) var decoder: Decoder
+    /// Every token added so far.
+    public private(set) var tokens: [Int] = []
+    /// When chunks are cut.
+    public private(set) var schedule: TokenHopSchedule
+
+    public init(decoder: Decoder, schedule: TokenHopSchedule) {
+        self.decoder = decoder
+        self.schedule = schedule
+    }
+
+    /// Adds one token; returns the audio of every chunk it completes (empty when none).
+    public mutating func add(_ token: Int) throws -> [Float] {
+        tokens.append(token)
+        var audio: [Float] = []
+        while tokens.count >= schedule.tokensNeeded {
+            let end = schedule.offset + schedule.nextHop + schedule.lookahead
+            audio += try decoder.decode(Array(tokens.prefix(end)), decoded: schedule.offset, final: false)
+            schedule.advance()
+        }
+        return audio
+    }
+
+    /// The audio of the remaining tokens.
+    public mutating func finish() throws -> [Float] {
+        try decoder.decode(tokens, decoded: schedule.offset, final: true)
+    }
+}
