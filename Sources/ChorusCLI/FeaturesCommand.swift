@@ -38,6 +38,10 @@ struct FeaturesCommand: ParsableCommand {
         guard let output else { throw ValidationError("Give the output file with -o OUT.npy.") }
         let extractor = kind.extractor
         let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: input))
+        if let bad = samples.firstIndex(where: { !$0.isFinite }) {
+            throw ValidationError("Audio sample \(bad) of \(input) is not a finite number (NaN or infinity); "
+                                  + "the audio is corrupt, so decode or record it again.")
+        }
         let audio = try Resampler.resample(samples, from: rate, to: extractor.sampleRate)
         let features = extractor(audio)
         try NPYFile(shape: [features.rows, features.columns], values: features.values)

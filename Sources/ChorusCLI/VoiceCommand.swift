@@ -82,6 +82,8 @@ struct VoiceAddCommand: AsyncParsableCommand {
         }
         let dialect = self.dialect.flatMap(Dialect.init(name:))
         let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
+        let voices = CosyVoiceSynthesizer.voicesFolder(of: folder)
+        let id = try VoiceCatalog.checkedID(self.id, in: voices, replacing: replace)  // before any model work
         let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
         let prompt = try VoiceExtractor(folder: folder).voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
         var summary = String(format: "%.1f s clip", prompt.duration)
@@ -90,7 +92,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let written = try VoiceCatalog.add(prompt, id: id, language: language ?? dialect?.languageTag ?? "zh",
                                            gender: gender, summary: summary,
                                            instruction: dialect?.instruction ?? instruction,
-                                           to: CosyVoiceSynthesizer.voicesFolder(of: folder), replacing: replace)
+                                           to: voices, replacing: replace)
         print("added voice \(id): \(prompt.speechTokens.count) tokens (\(summary)) in \(written.path)")
     }
 }

@@ -6,6 +6,12 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case unexpectedSignature(file: String, problem: String)
     /// A voice folder is missing a file or holds one that cannot be read.
     case invalidVoice(folder: String, problem: String)
+    /// A voice id that cannot name a new voice (see `VoiceCatalog.checkedID`).
+    case invalidVoiceID(id: String, problem: String)
+    /// A voice with this id is installed and replacing it was not asked for.
+    case voiceExists(id: String, folder: String)
+    /// The path where voices are kept is a file.
+    case voicesFolderIsAFile(path: String)
     /// Sampling kept drawing stop ids before the minimum length; the model or its input is broken.
     case samplingStuck(step: Int, trials: Int)
     /// A voice clip's transcript is empty.
@@ -16,6 +22,8 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case clipTooShort(seconds: Double, minimum: Double)
     /// A voice clip is longer than the speech tokenizer reads.
     case clipTooLong(seconds: Double, maximum: Double)
+    /// A voice clip holds a NaN or infinite sample.
+    case clipNotFinite(index: Int)
     /// A voice clip holds no sound.
     case clipSilent(peak: Float)
     /// A model returned a tensor of an unexpected shape.
@@ -27,6 +35,12 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
             return "\(file) does not look like the CosyVoice 3 export: \(problem). Re-download that file."
         case .invalidVoice(let folder, let problem):
             return "The voice in \(folder) is unusable: \(problem). Rebuild it with `chorus voice add`."
+        case .invalidVoiceID(let id, let problem):
+            return "The voice id '\(id)' cannot be used: \(problem)."
+        case .voiceExists(let id, let folder):
+            return "A voice '\(id)' is already installed in \(folder); pick another id, or replace it (--replace)."
+        case .voicesFolderIsAFile(let path):
+            return "\(path) is a file, but CosyVoice keeps its voices in a folder there; move the file away."
         case .samplingStuck(let step, let trials):
             return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
                 + "check that the text and the voice's prompt tokens belong to this model."
@@ -40,6 +54,8 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
         case .clipTooLong(let seconds, let maximum):
             return "The clip lasts \(String(format: "%.1f", seconds)) s, longer than the \(maximum) s the speech tokenizer reads; "
                 + "cut it to 2 to 6 s of clear speech."
+        case .clipNotFinite(let index):
+            return "Clip sample \(index) is not a finite number (NaN or infinity); the clip is corrupt, so decode or record it again."
         case .clipSilent(let peak):
             return "The clip is silent (peak \(peak)); record or pick a clip with speech in it."
         case .unexpectedOutput(let model, let name, let shape, let expected):

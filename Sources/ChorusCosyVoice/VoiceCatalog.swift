@@ -24,9 +24,13 @@ public enum VoiceCatalog {
 
     /// The voices in `folder`, sorted by id; hidden entries (voices being written) and sub-folders
     /// missing a prompt file are not voices and are skipped.
+    /// Two folders whose names are the same id in another Unicode form (composed and decomposed `é`, full-width
+    /// letters) are one voice: the first in sorted order is listed and the other skipped.
     public static func entries(in folder: URL) throws -> [Entry] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return try names.sorted().filter { !$0.hasPrefix(".") }.compactMap { name in
+        var seen = Set<String>()
+        let unique = names.sorted().filter { !$0.hasPrefix(".") && seen.insert(collisionKey($0)).inserted }
+        return try unique.compactMap { name in
             let url = folder.appendingPathComponent(name, isDirectory: true)
             let complete = VoicePrompt.File.allCases.allSatisfy {
                 FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
@@ -62,17 +66,11 @@ public enum VoiceCatalog {
     public static func add(_ prompt: VoicePrompt, id: String, language: String, gender: Voice.Gender,
                            summary: String = "", instruction: String? = nil, to folder: URL,
                            replacing: Bool = false) throws -> URL {
-        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), !id.hasPrefix("-") else {
-            throw CosyVoiceError.invalidVoice(folder: folder.appendingPathComponent(id).path,
-                                              problem: "the id '\(id)' must be letters, digits, '-' or '_'")
-        }
+        let id = try checkedID(id, in: folder, replacing: replacing)
         let destination = folder.appendingPathComponent(id, isDirectory: true)
+        if let problem = prompt.valueProblem { throw CosyVoiceError.invalidVoice(folder: destination.path, problem: problem) }
         if let instruction, instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw CosyVoiceError.invalidVoice(folder: destination.path, problem: "the instruction is empty")
-        }
-        if FileManager.default.fileExists(atPath: destination.path), !replacing {
-            throw CosyVoiceError.invalidVoice(folder: destination.path,
-                                              problem: "a voice with this id exists; pick another id or replace it")
         }
         // The files are written into a hidden staging folder that is renamed into place once
         // complete, so an interrupted add never leaves a voice that looks finished.
@@ -84,6 +82,69 @@ public enum VoiceCatalog {
                 .write(to: staging.appendingPathComponent(detailsFile))
         }
         return destination
+    }
+
+    /// The longest id in UTF-8 bytes: the folder name and its staging name must fit a file name (255 bytes).
+    public static let maximumIDBytes = 128
+
+    /// `id` in Unicode's composed form (NFC), after checking that it can name a new voice in `folder`: letters,
+    /// digits, `-` and `_` (not first), nothing invisible, at most `maximumIDBytes`, and no installed voice whose
+    /// id differs from it only by Unicode form, width or compatibility characters (unless it is the same id and
+    /// `replacing`). Called before any model work, so a bad id fails fast.
+    public static func checkedID(_ id: String, in folder: URL, replacing: Bool = false) throws -> String {
+        let normalized = id.precomposedStringWithCanonicalMapping
+        func refuse(_ problem: String) -> CosyVoiceError { .invalidVoiceID(id: excerpt(of: id), problem: problem) }
+        guard !normalized.isEmpty else { throw refuse("it is empty") }
+        if let hidden = normalized.unicodeScalars.first(where: { $0.properties.isDefaultIgnorableCodePoint }) {
+            throw refuse("it holds the invisible character U+\(String(hidden.value, radix: 16, uppercase: true))")
+        }
+        let allowed = normalized.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .nonspacingMark, .spacingMark, .decimalNumber, .letterNumber, .otherNumber: true
+            default: scalar == "-" || scalar == "_"
+            }
+        }
+        guard allowed, normalized.first!.isLetter || normalized.first!.isNumber else {
+            throw refuse("it must be letters, digits, '-' or '_', starting with a letter or digit")
+        }
+        guard normalized.utf8.count <= maximumIDBytes else {
+            throw refuse("it is \(normalized.utf8.count) bytes of UTF-8, over the limit of \(maximumIDBytes) "
+                         + "(\(maximumIDBytes) Latin letters or \(maximumIDBytes / 3) Chinese characters)")
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CosyVoiceError.voicesFolderIsAFile(path: folder.path)
+        }
+        let key = collisionKey(normalized)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where !name.hasPrefix(".") && collisionKey(name) == key {
+            if name.unicodeScalars.elementsEqual(normalized.unicodeScalars) {
+                if replacing { continue }
+                throw CosyVoiceError.voiceExists(id: normalized, folder: folder.appendingPathComponent(name).path)
+            }
+            throw refuse("the installed voice '\(excerpt(of: name))' differs from it only in Unicode form or width; "
+                         + "pick a clearly different id")
+        }
+        return normalized
+    }
+
+    /// What makes two ids the same voice: compatibility composition (NFKC) folds composed and decomposed
+    /// letters, full- and half-width forms and ligatures together.
+    static func collisionKey(_ id: String) -> String {
+        String(id.precomposedStringWithCompatibilityMapping.unicodeScalars.filter {
+            !$0.properties.isDefaultIgnorableCodePoint
+        }.map(Character.init))
+    }
+
+    /// At most 40 characters of `text`, control and invisible characters shown as U+XXXX, for messages.
+    static func excerpt(of text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            let visible = !scalar.properties.isDefaultIgnorableCodePoint && scalar.properties.generalCategory != .control
+            shown += visible ? String(scalar) : "U+\(String(scalar.value, radix: 16, uppercase: true))"
+        }
+        return text.unicodeScalars.count > 40 ? shown + "..." : shown
     }
 
     private struct Details: Codable {

@@ -51,6 +51,7 @@ public struct VoiceExtractor: Sendable {
         guard duration <= Self.maximumDuration else {
             throw CosyVoiceError.clipTooLong(seconds: duration, maximum: Self.maximumDuration)
         }
+        if let bad = samples.firstIndex(where: { !$0.isFinite }) { throw CosyVoiceError.clipNotFinite(index: bad) }
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
         guard peak >= Self.silencePeak else { throw CosyVoiceError.clipSilent(peak: peak) }
 

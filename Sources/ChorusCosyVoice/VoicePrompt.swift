@@ -11,6 +11,10 @@ import Foundation
 public struct VoicePrompt: Sendable, Equatable {
     /// Length of the speaker embedding.
     public static let embeddingSize = 192
+    /// The speech tokenizer v3's codes (its 3^8 codebook); the LLM reads nothing else as prompt speech.
+    public static let speechTokenRange = 0..<6561
+    /// Mel values of real speech are log magnitudes far inside this; beyond it a file is corrupt.
+    static let melRange: ClosedRange<Float> = -100...100
     /// The four files of a voice folder.
     public enum File: String, CaseIterable, Sendable {
         case speakerEmbedding = "speaker_embedding.bin"
@@ -74,10 +78,40 @@ public struct VoicePrompt: Sendable, Equatable {
         guard let text = String(data: try data(.promptText), encoding: .utf8) else {
             throw CosyVoiceError.invalidVoice(folder: folder.path, problem: "prompt_text.txt is not UTF-8")
         }
+        let tokenValues = Self.int64s(tokens)
+        if let bad = tokenValues.firstIndex(where: { !(Int64(Self.speechTokenRange.lowerBound)..<Int64(Self.speechTokenRange.upperBound)).contains($0) }) {
+            throw CosyVoiceError.invalidVoice(folder: folder.path, problem: "prompt_tokens.bin holds \(tokenValues[bad]) at "
+                                              + "position \(bad), outside the speech tokens 0-\(Self.speechTokenRange.upperBound - 1)")
+        }
         self.init(speakerEmbedding: Self.floats(embedding),
-                  speechTokens: Self.int64s(tokens).map { Int($0) },
+                  speechTokens: tokenValues.map { Int($0) },
                   mel: Self.floats(melData.dropFirst(4)),
                   text: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let problem = valueProblem { throw CosyVoiceError.invalidVoice(folder: folder.path, problem: problem) }
+    }
+
+    /// What is wrong with the prompt's values, if anything: a NaN or infinite embedding or mel value (which
+    /// makes silent audio), a mel value far outside speech, a token outside the speech tokens (which the LLM
+    /// reads as something else, making many times too much audio), or no tokens or mel at all.
+    public var valueProblem: String? {
+        if speakerEmbedding.count != Self.embeddingSize {
+            return "the speaker embedding has \(speakerEmbedding.count) values, expected \(Self.embeddingSize)"
+        }
+        if let bad = speakerEmbedding.firstIndex(where: { !$0.isFinite }) {
+            return "speaker embedding value \(bad) is \(speakerEmbedding[bad]), not a finite number"
+        }
+        if speakerEmbedding.allSatisfy({ $0 == 0 }) { return "the speaker embedding is all zeros" }
+        if speechTokens.isEmpty { return "it has no prompt tokens" }
+        if let bad = speechTokens.firstIndex(where: { !Self.speechTokenRange.contains($0) }) {
+            return "prompt token \(bad) is \(speechTokens[bad]), outside the speech tokens 0-\(Self.speechTokenRange.upperBound - 1)"
+        }
+        if mel.isEmpty || mel.count % MelSpectrogram.bins != 0 {
+            return "the prompt mel has \(mel.count) values, not whole frames of \(MelSpectrogram.bins)"
+        }
+        if let bad = mel.firstIndex(where: { !Self.melRange.contains($0) }) {
+            return "prompt mel value \(bad) is \(mel[bad]), " + (mel[bad].isFinite ? "far outside speech" : "not a finite number")
+        }
+        return nil
     }
 
     /// Writes the four files into `folder`, creating it when needed.

@@ -77,6 +77,44 @@ import ChorusText
         }
     }
 
+    @Test func aVoiceWithImpossibleValuesIsRefusedWhenLoadedOrAdded() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = try VoicePrompt(contentsOf: TestResources.voice)
+        var cases: [(String, VoicePrompt, String)] = []
+        for (index, value) in [(0, Float.nan), (191, Float.infinity)] {
+            var bad = good
+            bad.speakerEmbedding[index] = value
+            cases.append(("embedding\(index)", bad, "speaker embedding value \(index) is"))
+        }
+        var zeros = good
+        zeros.speakerEmbedding = [Float](repeating: 0, count: 192)
+        cases.append(("zeros", zeros, "all zeros"))
+        for token in [-1, 6561, 6761, Int(Int32.max)] {
+            var bad = good
+            bad.speechTokens[3] = token
+            cases.append(("token\(token)", bad, "outside the speech tokens 0-6560"))
+        }
+        for value in [Float.nan, -Float.infinity, 1e30] {
+            var bad = good
+            bad.mel[81] = value
+            cases.append(("mel\(value)", bad, "prompt mel value 81 is"))
+        }
+        for (name, prompt, message) in cases {
+            let written = folder.appendingPathComponent(name)
+            try prompt.write(to: written)
+            let loaded = try #require(throws: CosyVoiceError.self) { try VoicePrompt(contentsOf: written) }
+            #expect(loaded.description.contains(message), "\(name): \(loaded)")
+            let added = try #require(throws: CosyVoiceError.self) {
+                try VoiceCatalog.add(prompt, id: "added-\(name.filter(\.isLetter))", language: "zh", gender: .female,
+                                     to: folder.appendingPathComponent("catalog"))
+            }
+            #expect(added.description.contains(message), "\(name): \(added)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("catalog").path))
+        #expect(good.valueProblem == nil)
+    }
+
     @Test func alignsPromptMelAndTokens() {
         let tokens = Array(0..<20)
         let longMel = VoicePrompt(speakerEmbedding: [], speechTokens: tokens, mel: [Float](repeating: 0, count: 80 * 41), text: "x")
@@ -203,6 +241,57 @@ import ChorusText
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == [".half.1234.partial", "whole"])
         #expect(try VoiceCatalog.entries(in: folder).map(\.voice.language) == ["yue"])
+    }
+
+    @Test func idsAreNormalisedAndLookAlikesRefused() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        // Added decomposed, stored composed (NFC).
+        try VoiceCatalog.add(prompt, id: "cafe\u{301}", language: "fr", gender: .female, to: folder)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(stored.map { Array($0.unicodeScalars) } == [Array("caf\u{E9}".unicodeScalars)])
+
+        func refusal(_ id: String) throws -> String {
+            try #require(throws: CosyVoiceError.self) {
+                try VoiceCatalog.add(prompt, id: id, language: "fr", gender: .female, to: folder)
+            }.description
+        }
+        #expect(try refusal("caf\u{E9}").contains("already installed"))
+        #expect(try refusal("cafe\u{301}").contains("already installed"))
+        try VoiceCatalog.add(prompt, id: "mine", language: "zh", gender: .female, to: folder)
+        #expect(try refusal("ｍｉｎｅ").contains("only in Unicode form or width"))   // full-width letters
+        try VoiceCatalog.add(prompt, id: "ﬁne", language: "zh", gender: .female, to: folder)  // a ligature
+        #expect(try refusal("fine").contains("only in Unicode form or width"))
+        #expect(try refusal("mi\u{200B}ne").contains("invisible character U+200B"))
+        #expect(try refusal("mi\u{2060}ne").contains("invisible character U+2060"))
+        #expect(try refusal(String(repeating: "a", count: 129)).contains("over the limit of 128"))
+        #expect(try refusal("").contains("empty"))
+        #expect(try refusal("-x").contains("letters, digits"))
+        #expect(try refusal("a b").contains("letters, digits"))
+        #expect(try VoiceCatalog.entries(in: folder).map(\.voice.id).count == 3)
+
+        let file = folder.appendingPathComponent("voices-file")
+        try Data("x".utf8).write(to: file)
+        let notAFolder = try #require(throws: CosyVoiceError.self) {
+            try VoiceCatalog.add(prompt, id: "new", language: "zh", gender: .female, to: file)
+        }
+        #expect(notAFolder.description == "\(file.path) is a file, but CosyVoice keeps its voices in a folder there; move the file away.")
+    }
+
+    @Test func lookAlikeFoldersAlreadyOnDiskAreOneVoice() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        // Written by hand or an older Chorus: the same id composed, decomposed and full-width.
+        for name in ["caf\u{E9}", "cafe\u{301}", "ｃａｆé", "other"] {
+            try prompt.write(to: folder.appendingPathComponent(name, isDirectory: true))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 4)
+        let ids = try VoiceCatalog.entries(in: folder).map(\.voice.id)
+        #expect(ids.count == 2)
+        #expect(ids.last == "other")
+        #expect(Dictionary(ids.map { ($0, 1) }, uniquingKeysWith: +).values.allSatisfy { $0 == 1 })
     }
 
     @Test func aMissingModelFolderSaysHowToGetIt() throws {
