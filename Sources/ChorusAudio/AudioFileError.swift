@@ -26,7 +26,8 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
         case .writeFailed(let path, let reason):
             "Writing \(path) failed: \(reason); no partial file was left."
         case .invalidSampleRate(let rate):
-            "Sample rate \(rate) is invalid; it must be positive."
+            "Sample rate \(rate) Hz is not supported; give a rate from \(WAVFile.sampleRates.lowerBound) to "
+                + "\(WAVFile.sampleRates.upperBound) Hz."
         case .invalidChannelCount(let count):
             "Channel count \(count) is invalid; it must be 1 or more."
         case .cannotRead(let path, let reason):
@@ -51,17 +52,38 @@ extension AudioFileError {
     /// A short reason for a failed file operation: "no such file or folder", "permission denied",
     /// and otherwise Foundation's description without its closing full stop (our messages add one).
     public static func reason(for error: any Error) -> String {
+        // The operating system's own code says most, wherever Foundation put it: a POSIX error, an
+        // NSError of the POSIX domain, or the underlying error of a Cocoa one ("error 512").
+        let bridged = error as NSError
+        let underlying = bridged.userInfo[NSUnderlyingErrorKey] as? NSError
+        for candidate in [bridged, underlying].compactMap({ $0 }) where candidate.domain == NSPOSIXErrorDomain {
+            return reason(errno: Int32(candidate.code))
+        }
+        if let posix = error as? POSIXError { return reason(errno: posix.code.rawValue) }
         if let cocoa = error as? CocoaError {
             switch cocoa.code {
             case .fileNoSuchFile, .fileReadNoSuchFile: return "no such file or folder"
             case .fileReadNoPermission, .fileWriteNoPermission: return "permission denied"
             case .fileWriteOutOfSpace: return "the disk is full"
+            case .fileWriteVolumeReadOnly: return "the disk is read-only"
             default: break
             }
         }
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
         var text = error.localizedDescription
         while text.hasSuffix(".") { text.removeLast() }
         return text
+    }
+
+    /// A short reason for an operating-system error number, worded for the common cases.
+    public static func reason(errno code: Int32) -> String {
+        switch code {
+        case ENOSPC, EDQUOT: "the disk is full"
+        case EPIPE: "the program reading the output closed it (broken pipe)"
+        case EISDIR: "it is a folder"
+        case EACCES, EPERM: "permission denied"
+        case EROFS: "the disk is read-only"
+        case ENOENT: "no such file or folder"
+        default: String(cString: strerror(code))
+        }
     }
 }

@@ -42,8 +42,9 @@ public struct StreamingResampler: Sendable {
 
     /// Creates a resampler from `inputRate` to `outputRate` Hz.
     public init(inputRate: Int, outputRate: Int) throws {
-        guard inputRate > 0 else { throw AudioFileError.invalidSampleRate(inputRate) }
-        guard outputRate > 0 else { throw AudioFileError.invalidSampleRate(outputRate) }
+        // The filter's length grows with the ratio of the rates, so absurd rates are refused before it is designed.
+        guard WAVFile.sampleRates.contains(inputRate) else { throw AudioFileError.invalidSampleRate(inputRate) }
+        guard WAVFile.sampleRates.contains(outputRate) else { throw AudioFileError.invalidSampleRate(outputRate) }
         self.inputRate = inputRate
         self.outputRate = outputRate
         downsampling = outputRate < inputRate

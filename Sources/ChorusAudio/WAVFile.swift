@@ -29,6 +29,11 @@ public struct WAVFile: Sendable, Equatable {
     /// The encoding the file used on disk.
     public var encoding: WAVEncoding
 
+    /// Sample rates a real recording has, which Chorus reads, writes and resamples. Outside them a header is
+    /// corrupt or hostile: resampling 32 KB declared at 4 GHz to 16 kHz would design a filter of millions of
+    /// taps, and 1 Hz to 24 kHz would multiply the data 24,000 times.
+    public static let sampleRates = 1_000...768_000
+
     /// Creates a file value from interleaved samples.
     public init(samples: [Float], channels: Int, sampleRate: Int, encoding: WAVEncoding = .float(bits: 32)) {
         self.samples = samples
@@ -179,7 +184,10 @@ struct WAVLayout {
         guard channels > 0, channels <= Self.maximumChannels else {
             throw AudioFileError.notWAV(path: path, reason: "it declares \(channels) channels")
         }
-        guard sampleRate > 0 else { throw AudioFileError.notWAV(path: path, reason: "it declares a sample rate of 0") }
+        guard WAVFile.sampleRates.contains(sampleRate) else {
+            throw AudioFileError.notWAV(path: path, reason: "it declares a sample rate of \(sampleRate) Hz, outside "
+                                        + "\(WAVFile.sampleRates.lowerBound)-\(WAVFile.sampleRates.upperBound) Hz")
+        }
         switch (formatTag, bits) {
         case (1, 1...64) where bits <= 32 || bits % 8 == 0:
             encoding = .integer(bits: bits)

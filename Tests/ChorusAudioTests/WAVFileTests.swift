@@ -22,7 +22,7 @@ struct WAVBytes {
         fmt.u16(extensible ? 0xFFFE : tag)
         fmt.u16(channels)
         fmt.u32(UInt32(rate))
-        fmt.u32(UInt32(rate * channels * container))
+        fmt.u32(UInt32(truncatingIfNeeded: rate * channels * container))
         fmt.u16(channels * container)
         fmt.u16(container * 8)
         if extensible {
@@ -151,6 +151,40 @@ struct WAVBytes {
             let file = try WAVFile.decode(data.dropLast())  // drop the pad byte: a dangling half sample remains
             #expect(file.samples == [0.5, 0.25])
         }
+    }
+
+    @Test(arguments: [0, 1, 999, 768_001, 4_000_000_000, Int(UInt32.max)])
+    func absurdSampleRatesAreRefusedBeforeAnyAllocation(rate: Int) throws {
+        // 32 KB of audio under a header whose rate would make resampling to 16 kHz allocate tens of GB.
+        let file = WAVBytes.file([("fmt ", WAVBytes.format(tag: 1, channels: 1, rate: rate, bits: 16), nil),
+                                  ("data", [UInt8](repeating: 7, count: 32_768), nil)])
+        let error = try #require(throws: AudioFileError.self) { try WAVFile.decode(file) }
+        #expect(error.description.contains("sample rate of \(rate) Hz"), "\(error)")
+        #expect(throws: AudioFileError.invalidSampleRate(rate)) { try StreamingResampler(inputRate: rate, outputRate: 16_000) }
+        #expect(throws: AudioFileError.invalidSampleRate(rate)) { try Resampler.resample([0], from: 16_000, to: rate) }
+    }
+
+    @Test func everyRateAReaderAcceptsResamplesToBoundedOutput() throws {
+        for rate in [WAVFile.sampleRates.lowerBound, 8_000, 44_100, WAVFile.sampleRates.upperBound] {
+            let file = WAVBytes.file([("fmt ", WAVBytes.format(tag: 1, channels: 1, rate: rate, bits: 16), nil),
+                                      ("data", [UInt8](repeating: 7, count: 32_768), nil)])
+            let decoded = try WAVFile.decode(file)
+            let resampled = try Resampler.resample(decoded.mono, from: decoded.sampleRate, to: 16_000)
+            #expect(resampled.count <= decoded.frameCount * 16 + 1)
+        }
+    }
+
+    @Test func writeFailuresNameTheirCauseInsteadOfFoundationsCode() throws {
+        // /dev/full refuses every write with ENOSPC, as a full disk does.
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let error = try #require(throws: (any Error).self) { try full.write(contentsOf: Data(count: 4096)) }
+        #expect(AudioFileError.reason(for: error) == "the disk is full")
+        let wrapped = NSError(domain: NSCocoaErrorDomain, code: 512,
+                              userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(EPIPE))])
+        #expect(AudioFileError.reason(for: wrapped) == "the program reading the output closed it (broken pipe)")
+        #expect(AudioFileError.reason(for: POSIXError(.EISDIR)) == "it is a folder")
+        let message = AudioFileError.writeFailed(path: "/x.wav", reason: AudioFileError.reason(for: wrapped)).description
+        #expect(!message.contains("NSCocoaErrorDomain") && !message.contains(".."))
     }
 
     @Test func truncatedAndCorruptFilesGiveClearErrors() throws {
