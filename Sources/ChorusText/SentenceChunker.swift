@@ -2,7 +2,10 @@
 ///
 /// Pieces end at sentence ends; a sentence longer than `maxLength` is split at clause marks, and a
 /// clause still too long is split between words (or between CJK characters, which have no spaces).
-/// A single word longer than `maxLength` becomes a piece of its own: words and numbers are never cut.
+/// A single word longer than `maxLength` is cut between characters as a last resort, so no piece
+/// exceeds `maxLength` whatever the text's shape (one huge token, no spaces, no punctuation) and a
+/// model's memory stays bounded by the piece size. Only a single character longer than `maxLength`
+/// (possible with a token measure) is a piece beyond it.
 /// Whitespace after a break stays with the piece before it, so the pieces concatenate to the input.
 ///
 /// Latin and CJK punctuation are both understood: `。！？` and `.!?…` end sentences, `，、；：` and
@@ -81,7 +84,7 @@ public struct SentenceChunker: Sendable {
         var segments: [Range<Int>] = []
         var start = span.lowerBound
         for offset in span.dropFirst() {
-            if let found = breaks[offset], found <= level {
+            if level == .character || breaks[offset].map({ $0 <= level }) ?? false {
                 segments.append(start..<offset)
                 start = offset
             }
@@ -115,9 +118,10 @@ public struct SentenceChunker: Sendable {
     }
 }
 
-/// How strong a break between two characters is; smaller is stronger.
+/// How strong a break between two characters is; smaller is stronger. `character` is every boundary,
+/// the last resort inside a word too long for a piece.
 enum BreakLevel: Int, Comparable, Sendable {
-    case sentence, clause, word
+    case sentence, clause, word, character
 
     var finer: BreakLevel? { BreakLevel(rawValue: rawValue + 1) }
 
