@@ -35,6 +35,8 @@ struct StreamingSpeech {
     var verbose: Bool
 
     func run() async throws {
+        // Text given whole is checked before any model work or output.
+        let wholeText = readsStandardInputIncrementally ? nil : try input.read()
         let sink = try makeSink()
         let synthesizer = try await engine.load()
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
@@ -49,11 +51,11 @@ struct StreamingSpeech {
         }
         try await controller.start()
         let reader = StandardInputReader(controller: controller)
-        if readsStandardInputIncrementally {
-            reader.start()
-        } else {
-            controller.yield(text: try input.read())
+        if let wholeText {
+            controller.yield(text: wholeText)
             controller.finish()
+        } else {
+            reader.start()
         }
         do {
             try await controller.waitUntilFinished()
@@ -97,6 +99,9 @@ private final class StandardInputReader: Sendable {
     let controller: StreamingTTSController
     private let failure = Locked<ValidationError?>(nil)
 
+    /// Text read ahead of speech at most, in bytes: minutes of speech, while a fast producer waits.
+    static let backlogLimit = 16_384
+
     init(controller: StreamingTTSController) { self.controller = controller }
 
     /// Why the reader stopped the stream, if it did.
@@ -117,7 +122,14 @@ private final class StandardInputReader: Sendable {
                     stop(TextInput.invalidUTF8(source: "standard input", offset: consumed + UTF8Validation.validPrefixLength(pending)))
                     return
                 }
-                if !text.isEmpty { controller.yield(text: text) }
+                if let nul = pending.firstIndex(of: 0) {
+                    stop(TextInput.nulByte(source: "standard input", offset: consumed + nul))
+                    return
+                }
+                if !text.isEmpty {
+                    controller.yield(text: text)
+                    controller.waitForRoom(upTo: Self.backlogLimit)  // backpressure: memory stays flat
+                }
                 sawWords = sawWords || text.contains { !$0.isWhitespace }
                 consumed += pending.count - rest.count
                 pending = rest

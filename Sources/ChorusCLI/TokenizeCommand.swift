@@ -62,7 +62,8 @@ struct TokenizeCommand: ParsableCommand {
         if text == nil, isatty(STDIN_FILENO) != 0 {
             throw ValidationError("No text given. Pass it as an argument or on standard input.")
         }
-        var input = try TextInput.decode(FileHandle.standardInput.readDataToEndOfFile(), source: "standard input")
+        var input = try TextInput.decode(BoundedInput.standardInput(limit: TextInput.maxBytes, tooLarge: TextInput.tooLarge),
+                                         source: "standard input")
         // A shell's here-string or echo ends with one newline that is not part of the text.
         // (Compared by scalar: text ending in "\r" plus that newline is one "\r\n" Character.)
         if input.unicodeScalars.last == "\n" { input.unicodeScalars.removeLast() }

@@ -59,7 +59,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     var repeats: Int = 0
 
     func validate() throws {
-        if let threads, threads < 1 { throw ValidationError("--threads must be 1 or more; leave it out for one per core.") }
+        if let threads, !(1...SessionOptions.maximumThreads).contains(threads) {
+            throw ValidationError("--threads must be 1 to \(SessionOptions.maximumThreads); leave it out for one per core.")
+        }
         guard rate > 0 else { throw ValidationError("--rate must be a sample rate in Hz, such as 16000.") }
     }
 
@@ -87,7 +89,9 @@ struct TranscribeCommand: AsyncParsableCommand {
     /// The whole input as mono samples and their rate: a WAV file, or standard input (WAV or raw PCM at --rate).
     private func readAudio() throws -> (samples: [Float], sampleRate: Int) {
         guard file == "-" else { return try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file)) }
-        let bytes = FileHandle.standardInput.readDataToEndOfFile()
+        let bytes = try BoundedInput.standardInput(
+            limit: BoundedInput.audioLimit,
+            tooLarge: "The audio on standard input is over \(BoundedInput.megabytes(BoundedInput.audioLimit)); give it as a file, or transcribe it as it arrives with --live.")
         guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: source) }
         var decoder = StreamDecoder(rawRate: rate, source: source)
         let samples = try decoder.samples(from: bytes, final: true)

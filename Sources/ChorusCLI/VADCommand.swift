@@ -80,7 +80,9 @@ struct VADCommand: AsyncParsableCommand {
     /// The file's channels mixed to mono, and its rate; `-` is a WAV file on standard input.
     private func readAudio() throws -> (samples: [Float], sampleRate: Int) {
         guard file == "-" else { return try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file)) }
-        let bytes = FileHandle.standardInput.readDataToEndOfFile()
+        let bytes = try BoundedInput.standardInput(
+            limit: BoundedInput.audioLimit,
+            tooLarge: "The audio on standard input is over \(BoundedInput.megabytes(BoundedInput.audioLimit)); give the audio as a file instead.")
         guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: "standard input") }
         let wav = try WAVFile.decode(bytes, path: "standard input")
         return (wav.mono, wav.sampleRate)

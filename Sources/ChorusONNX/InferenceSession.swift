@@ -264,6 +264,7 @@ public final class InferenceSession: @unchecked Sendable {
         _ handle: OpaquePointer, with options: SessionOptions, runtime: OnnxRuntime, model: String
     ) throws -> [String] {
         let api = runtime.api
+        try options.validate()
         if let threads = options.intraOpThreads {
             try runtime.check(api.SetIntraOpNumThreads(handle, Int32(threads)), model: model)
         }

@@ -22,6 +22,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
     case elementTypeMismatch(requested: TensorElementType, actual: TensorElementType)
     /// The element count does not match the shape when making a tensor.
     case shapeMismatch(shape: [Int], elementCount: Int)
+    /// A session was asked for fewer than one or more than `SessionOptions.maximumThreads` threads.
+    case invalidThreadCount(pool: String, requested: Int, maximum: Int)
     /// A value the runtime returned is not a tensor (a sequence or map), which Chorus does not read.
     case notATensor(name: String)
 
@@ -65,6 +67,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
             return "Tensor holds \(actual) elements and cannot be read as \(requested)."
         case .shapeMismatch(let shape, let count):
             return "Shape \(shape) needs \(shape.reduce(1, *)) elements, but \(count) were given."
+        case .invalidThreadCount(let pool, let requested, let maximum):
+            return "\(requested) \(pool) threads is not a usable thread count; give 1 to \(maximum)."
         case .notATensor(let name):
             return "Value '\(name)' is not a tensor; Chorus reads tensors only."
         }

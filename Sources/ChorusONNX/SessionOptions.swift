@@ -21,6 +21,10 @@ public struct SessionOptions: Sendable, Equatable {
         case cuda = "CUDAExecutionProvider"
     }
 
+    /// The most threads either pool may have. Speech models gain nothing past a few dozen, and the runtime
+    /// creates every thread asked for (99,999 of them exhaust memory), so more is refused.
+    public static let maximumThreads = 64
+
     /// Threads inside one operator; `nil` lets the runtime choose (one per core).
     public var intraOpThreads: Int?
     /// Threads across independent operators; `nil` lets the runtime choose.
@@ -46,5 +50,14 @@ public struct SessionOptions: Sendable, Equatable {
         self.usesMemoryArena = usesMemoryArena
         self.usesMemoryPattern = usesMemoryPattern
         self.preferredProviders = preferredProviders
+    }
+
+    /// Throws `OnnxRuntimeError.invalidThreadCount` for a thread count below 1 or over `maximumThreads`.
+    public func validate() throws {
+        for (name, count) in [("intra-op", intraOpThreads), ("inter-op", interOpThreads)] {
+            if let count, !(1...Self.maximumThreads).contains(count) {
+                throw OnnxRuntimeError.invalidThreadCount(pool: name, requested: count, maximum: Self.maximumThreads)
+            }
+        }
     }
 }

@@ -21,6 +21,7 @@ public actor StreamingTTSController {
     private let text: AsyncStream<String>
     private let textInput: AsyncStream<String>.Continuation
     private let statusInput: AsyncStream<PlaybackStatus>.Continuation
+    private nonisolated let backlog = TextBacklog()
     private var phase = Phase.idle
     private var run: Task<Void, any Error>?
 
@@ -63,14 +64,29 @@ public actor StreamingTTSController {
             await pipeline.close()
             throw StreamingError.alreadyCancelled
         }
-        let bytes = provider.stream(text: text)
-        run = Task { [pipeline] in try await pipeline.play(bytes, format: format) }
+        let bytes = provider.stream(text: backlog.counting(text))
+        run = Task { [pipeline, backlog] in
+            defer { backlog.close() }  // nothing takes text any more: a waiting writer must not wait for ever
+            try await pipeline.play(bytes, format: format)
+        }
     }
 
     /// Adds text to speak; it is spoken after what came before. Ignored after `finish()` or `cancel()`.
     public nonisolated func yield(text piece: String) {
+        backlog.add(piece.utf8.count)
         textInput.yield(piece)
     }
+
+    /// Blocks the calling thread while more than `limit` bytes of yielded text wait for the provider, so
+    /// a writer that reads text faster than it is spoken (`yes | chorus speak --stream -`) pauses instead of
+    /// filling memory. Returns at once after `cancel()` or once the stream has ended. For a thread of the
+    /// writer's own that reads blocking input, never for a Swift concurrency task.
+    public nonisolated func waitForRoom(upTo limit: Int) {
+        backlog.wait(atMost: limit)
+    }
+
+    /// Bytes of yielded text the provider has not taken yet.
+    nonisolated var pendingTextBytes: Int { backlog.count }
 
     /// Says that no more text will come; what was given is still spoken.
     public nonisolated func finish() {
@@ -99,6 +115,7 @@ public actor StreamingTTSController {
         // text for the end of speech and finish the sink (a file would be kept as if complete).
         run?.cancel()
         textInput.finish()
+        backlog.close()
         if let run {
             _ = await run.result
         } else if wasStarted {
@@ -119,5 +136,58 @@ public actor StreamingTTSController {
     /// Counters of the pipeline, for tests and benchmarks.
     public var statistics: PipelineStatistics {
         get async { await pipeline.statistics }
+    }
+}
+
+/// Text handed to `yield` that the provider has not taken yet, in UTF-8 bytes, so that a fast writer can wait.
+private final class TextBacklog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var bytes = 0
+    private var closed = false
+
+    var count: Int { condition.withLock { bytes } }
+
+    func add(_ count: Int) {
+        condition.withLock { bytes += count }
+    }
+
+    /// Marks text as taken as the provider reads it from `text`; the end of `text` ends the waiting.
+    func counting(_ text: AsyncStream<String>) -> AsyncStream<String> {
+        let source = Source(text.makeAsyncIterator())
+        return AsyncStream { [self] in
+            guard let piece = await source.next() else {
+                close()
+                return nil
+            }
+            condition.withLock {
+                bytes -= piece.utf8.count
+                condition.broadcast()
+            }
+            return piece
+        }
+    }
+
+    func close() {
+        condition.withLock {
+            closed = true
+            condition.broadcast()
+        }
+    }
+
+    func wait(atMost limit: Int) {
+        condition.withLock {
+            while bytes > limit, !closed { condition.wait() }
+        }
+    }
+
+    /// The one iterator of the controller's text; `AsyncStream(unfolding:)` calls it one call at a time.
+    private final class Source: @unchecked Sendable {
+        private var iterator: AsyncStream<String>.Iterator
+        init(_ iterator: AsyncStream<String>.Iterator) { self.iterator = iterator }
+        func next() async -> String? {
+            var copy = iterator
+            defer { iterator = copy }
+            return await copy.next()
+        }
     }
 }

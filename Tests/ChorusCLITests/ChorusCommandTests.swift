@@ -22,7 +22,9 @@ struct ChorusProcess {
 
     /// Runs `chorus` with `arguments`, `input` on its standard input, and waits for it without holding
     /// a thread: its output goes to files and the process's termination handler resumes the test.
-    static func running(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws
+    /// `inputFile` (such as /dev/zero, an endless input) is read instead of `input`.
+    static func running(_ arguments: [String], input: Data? = nil, inputFile: URL? = nil,
+                        environment: [String: String] = [:]) async throws
         -> ChorusProcess
     {
         let folder = try temporaryFolder()
@@ -35,7 +37,7 @@ struct ChorusProcess {
         process.executableURL = binary
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = try FileHandle(forReadingFrom: inURL)
+        process.standardInput = try FileHandle(forReadingFrom: inputFile ?? inURL)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         let (status, reason) = try await withCheckedThrowingContinuation { continuation in

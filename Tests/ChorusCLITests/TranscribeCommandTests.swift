@@ -241,7 +241,9 @@ struct TranscribeCommandErrorTests {
         try await expectFailure(["transcribe", ToneModels.clip.path, "--bogus"], status: 64,
                           saying: ["Unknown option '--bogus'", "Usage: chorus transcribe"])
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--threads", "0"], status: 64,
-                          saying: ["--threads must be 1 or more"])
+                          saying: ["--threads must be 1 to 64"])
+        try await expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.folder, "--threads", "99999"],
+                                status: 64, saying: ["--threads must be 1 to 64"])
         try await expectFailure(["transcribe", "--live", "-", "--rate", "0"], status: 64,
                           saying: ["--rate must be a sample rate in Hz"])
         try await expectFailure(["transcribe", ToneModels.clip.path, "--rate", "fast"], status: 64,

@@ -22,6 +22,33 @@ import Testing
         #expect(statuses == [.finished(played: Double(expected.count) / 16_000)])
     }
 
+    @Test func aWriterFasterThanSpeechWaitsInsteadOfQueueingText() async throws {
+        let synthesizer = FakeSynthesizer()
+        let clock = ManualClock()
+        let controller = StreamingTTSController(provider: SynthesizerProvider(synthesizer: synthesizer),
+                                                sink: ClockedNullSink(clock: clock))
+        try await controller.start()
+        let piece = String(repeating: "Words and more words. ", count: 20)  // 440 bytes, 20 sentences
+        let limit = 2_048
+        let largestBacklog = Locked(0)
+        let writer = Thread {
+            for _ in 0..<100 {
+                controller.yield(text: piece)
+                largestBacklog.withLock { $0 = max($0, controller.pendingTextBytes) }
+                controller.waitForRoom(upTo: limit)
+            }
+            controller.finish()
+        }
+        writer.start()
+        try await withDeadlockGuard {
+            try await clock.advancing { try await controller.waitUntilFinished() }
+        }
+        #expect(synthesizer.requests.count == 2_000)
+        // 44 KB were written; never more than the limit and one piece waited.
+        #expect(largestBacklog.withLock { $0 } <= limit + piece.utf8.count)
+        #expect(controller.pendingTextBytes == 0)
+    }
+
     @Test func textYieldedPieceByPieceIsSpokenAsItArrives() async throws {
         let synthesizer = FakeSynthesizer()
         let clock = ManualClock()
