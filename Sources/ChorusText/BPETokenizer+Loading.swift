@@ -137,7 +137,9 @@ extension BPETokenizer {
                       let left = String(validating: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self),
                       let right = String(validating: UnsafeBufferPointer(rebasing: line[(space + 1)...]), as: UTF8.self)
                 else {
-                    let shown = String(decoding: line, as: UTF8.self).debugDescription
+                    // A short excerpt: a bad line may be megabytes long (a binary file given as merges.txt).
+                    let text = String(decoding: line.prefix(60), as: UTF8.self)
+                    let shown = (line.count > 60 ? text + "..." : text).debugDescription
                     problem = "line \(lineNumber) (\(shown)) is not two UTF-8 tokens separated by one space"
                     break
                 }
@@ -145,6 +147,10 @@ extension BPETokenizer {
             }
         }
         if let problem { throw TokenizerError.malformedFile(path: url.path, reason: problem) }
+        // Without merges every word would be cut into single bytes: tokens the model never saw.
+        guard !merges.isEmpty else {
+            throw TokenizerError.malformedFile(path: url.path, reason: "it holds no merges; copy the tokenizer's full merges.txt")
+        }
         return merges
     }
 }

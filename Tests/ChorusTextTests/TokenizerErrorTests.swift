@@ -32,6 +32,15 @@ import Testing
         let badLine = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": "#version: 0.2\na b c\n"])
         #expect(Self.message { _ = try BPETokenizer(folder: badLine) }.contains("line 2"))
 
+        for empty in ["", "#version: 0.2\n", "\n\n"] {
+            let noPairs = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": empty])
+            #expect(Self.message { _ = try BPETokenizer(folder: noPairs) }.contains("holds no merges"))
+        }
+        let hugeLine = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": String(repeating: "x", count: 100_000) + "\n"])
+        let hugeMessage = Self.message { _ = try BPETokenizer(folder: hugeLine) }
+        #expect(hugeMessage.contains("line 1 (\"" + String(repeating: "x", count: 60) + "...\")"))
+        #expect(hugeMessage.count < 300 + hugeLine.path.count)
+
         let unknownToken = try Self.folder(["vocab.json": Self.vocabulary, "merges.txt": "a c\n"])
         #expect(Self.message { _ = try BPETokenizer(folder: unknownToken) }.contains("\"c\", which is not in the vocabulary"))
 
