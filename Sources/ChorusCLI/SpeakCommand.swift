@@ -68,13 +68,12 @@ struct SpeakCommand: AsyncParsableCommand {
         do {
             written = try await StagedFile.write(to: destination) { temporary in
                 let writer = try WAVStreamWriter(url: temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
-                var spokenCharacters = 0
+                var progress = TextProgress(text: text)
                 for try await chunk in synthesizer.stream(request) {
                     try writer.write(chunk.samples)
-                    spokenCharacters += chunk.text?.count ?? 0
+                    progress.advance(past: chunk.text)
                     if reportsProgress {
-                        let percent = min(100, 100 * spokenCharacters / max(text.count, 1))
-                        Self.status(String(format: "\r%3d%%  %.1f s of audio", percent,
+                        Self.status(String(format: "\r%3d%%  %.1f s of audio", progress.percent,
                                            Double(writer.frameCount) / Double(synthesizer.sampleRate)))
                     }
                 }
