@@ -8,6 +8,7 @@ CHORUS_SLOT(CreateStatus, 0);
 CHORUS_SLOT(GetErrorCode, 1);
 CHORUS_SLOT(GetErrorMessage, 2);
 CHORUS_SLOT(CreateEnv, 3);
+CHORUS_SLOT(DisableTelemetryEvents, 6);
 CHORUS_SLOT(CreateSession, 7);
 CHORUS_SLOT(Run, 9);
 CHORUS_SLOT(CreateSessionOptions, 10);

@@ -73,9 +73,17 @@ public final class OnnxRuntime: @unchecked Sendable {
         self.libraryPath = path
         self.version = version
 
+        // Chorus processes everything locally, so the runtime's telemetry (on by default in the PyPI
+        // builds, which write a device id, an event database and a `.ses` file under ~/.cache/Microsoft
+        // and $TMPDIR) is off: the variable the runtime reads while creating its environment stops the
+        // start-up event and every file (1.32 reads ORT_DISABLE_TELEMETRY, later releases
+        // ORT_TELEMETRY_DISABLED; a value the user set is kept), and the API switches off the rest.
+        setenv("ORT_DISABLE_TELEMETRY", "1", 0)
+        setenv("ORT_TELEMETRY_DISABLED", "1", 0)
         var env: OpaquePointer?
         try Self.check(api, api.CreateEnv(ORT_LOGGING_LEVEL_WARNING, "chorus", &env), model: nil)
         environment = env!
+        try Self.check(api, api.DisableTelemetryEvents(env!), model: nil)
 
         var info: OpaquePointer?
         try Self.check(api, api.CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info), model: nil)

@@ -27,10 +27,17 @@ public final class EspeakPhonemizer: @unchecked Sendable {
     public let version: String
 
     private init() throws {
-        // Synchronous mode with no audio callback: only the text-to-phoneme translator is used.
-        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
-        guard rate > 0 else {
-            throw PhonemizerError.espeakUnavailable(reason: "espeak_Initialize returned \(rate)")
+        // Only the text-to-phoneme translator is used, so only it is started: espeak_Initialize also starts
+        // the audio output, and espeak-ng 1.51 then connects to PulseAudio (creating its runtime folder)
+        // whatever the output mode, although Chorus never plays through espeak.
+        espeak_ng_InitializePath(nil)
+        var context: espeak_ng_ERROR_CONTEXT?
+        let status = espeak_ng_Initialize(&context)
+        defer { espeak_ng_ClearErrorContext(&context) }
+        guard status == ENS_OK else {
+            var message = [CChar](repeating: 0, count: 512)
+            espeak_ng_GetStatusCodeMessage(status, &message, message.count)
+            throw PhonemizerError.espeakUnavailable(reason: String(cString: message))
         }
         version = espeak_Info(nil).map { String(cString: $0) } ?? "unknown"
     }
@@ -63,7 +70,9 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         if options.tiesMultiLetterPhonemes {
             mode |= Int32(espeakPHONEMES_TIE) | Int32(0x200D << 8)
         }
-        let bytes = Array(text.utf8CString)
+        var bytes = Array(text.utf8CString)
+        // espeak-ng reads a C string: a NUL inside the text would silently end it there, so it reads as a space.
+        for index in bytes.indices.dropLast() where bytes[index] == 0 { bytes[index] = 0x20 }
         var clauses: [PhonemeClause] = []
         bytes.withUnsafeBufferPointer { buffer in
             let start = UnsafeRawPointer(buffer.baseAddress!)

@@ -21,6 +21,14 @@ import Testing
         #expect(clauses.first?.phonemes == "θɹˈiː")
     }
 
+    @Test func aNULInsideTheTextReadsAsASpaceInsteadOfEndingIt() throws {
+        let phonemizer = try EspeakPhonemizer.shared()
+        let withNUL = try phonemizer.phonemize("Hello\u{0}there, my friend.", voice: "en-us")
+        let withSpace = try phonemizer.phonemize("Hello there, my friend.", voice: "en-us")
+        #expect(withNUL == withSpace)
+        #expect(withNUL.map(\.phonemes).joined().count > 10)
+    }
+
     @Test func unknownVoiceIsNamed() {
         #expect(throws: PhonemizerError.unknownVoice("xx-nowhere")) {
             try EspeakPhonemizer.shared().phonemize("hello", voice: "xx-nowhere")

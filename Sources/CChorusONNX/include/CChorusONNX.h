@@ -110,7 +110,8 @@ typedef struct OrtApi {
   const char *_Nonnull (*_Nonnull GetErrorMessage)(const OrtStatus *_Nonnull status);                      // 2
   OrtStatusPtr (*_Nonnull CreateEnv)(OrtLoggingLevel level, const char *_Nonnull logid,
                                      OrtEnv *_Nullable *_Nonnull out);                                      // 3
-  OrtUnusedSlot unused4, unused5, unused6;
+  OrtUnusedSlot unused4, unused5;
+  OrtStatusPtr (*_Nonnull DisableTelemetryEvents)(const OrtEnv *_Nonnull env);                            // 6
   OrtStatusPtr (*_Nonnull CreateSession)(const OrtEnv *_Nonnull env, const char *_Nonnull model_path,
                                          const OrtSessionOptions *_Nonnull options,
                                          OrtSession *_Nullable *_Nonnull out);                              // 7
