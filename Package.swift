@@ -105,6 +105,7 @@ let package = Package(
         .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX", "ChorusDSP"], path: "bench/CosyVoiceBench"),
         .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
+        .executableTarget(name: "FuzzBench", dependencies: ["ChorusAudio", "ChorusDSP", "ChorusText", "ChorusCosyVoice"], path: "bench/FuzzBench"),
 
         // Tests, one target per module.
         .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels"]),
