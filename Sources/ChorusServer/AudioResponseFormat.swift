@@ -42,13 +42,14 @@ struct AudioStreamEncoder: Sendable {
     private var resampler: StreamingResampler?
     private var headerSent = false
 
-    init(format: AudioResponseFormat, engineRate: Int) throws {
+    /// - Parameter pcmRate: the rate of `pcm` output (OpenAI's 24 kHz unless given).
+    init(format: AudioResponseFormat, engineRate: Int, pcmRate: Int = AudioResponseFormat.pcmSampleRate) throws {
         self.format = format
         switch format {
         case .wav:
             outputRate = engineRate
         case .pcm:
-            outputRate = AudioResponseFormat.pcmSampleRate
+            outputRate = pcmRate
             if engineRate != outputRate {
                 resampler = try StreamingResampler(inputRate: engineRate, outputRate: outputRate)
             }

@@ -16,6 +16,7 @@ struct SpeechRoute: Sendable {
     let configuration: ServerConfiguration
     let engines: EngineCache
     let queue: AdmissionQueue
+    let metrics: ServerMetrics
 
     func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumBodyBytes)
@@ -35,7 +36,7 @@ struct SpeechRoute: Sendable {
         }
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
         let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
-                                       encoder: encoder, ticket: ticket)
+                                       encoder: encoder, ticket: ticket, metrics: metrics)
         // The first piece decides the status: an engine that refuses the text still gets a JSON error.
         let first: Data?
         do {
@@ -83,19 +84,25 @@ final class AudioPieces: @unchecked Sendable {
     /// Starts synthesising `request`; the task ends, and gives the queue place back, when the audio is
     /// done, fails, or the pieces are dropped unread.
     static func start(_ synthesizer: any SpeechSynthesizer, _ request: SynthesisRequest,
-                      encoder: AudioStreamEncoder, ticket: AdmissionTicket) -> AudioPieces {
+                      encoder: AudioStreamEncoder, ticket: AdmissionTicket, metrics: ServerMetrics) -> AudioPieces {
         let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let task = Task {
             defer { ticket.release() }
             var encoder = encoder
+            let start = ContinuousClock.now
+            var samples = 0
             do {
                 for try await chunk in synthesizer.stream(request) {
                     try Task.checkCancellation()
+                    if samples == 0 { metrics.recordFirstAudio(engine: ticket.engine, seconds: seconds(since: start)) }
+                    samples += chunk.samples.count
                     continuation.yield(try encoder.encode(chunk.samples))
                 }
                 try Task.checkCancellation()
                 continuation.yield(try encoder.finish())
                 continuation.finish()
+                metrics.recordRealTimeFactor(engine: ticket.engine, synthesisSeconds: seconds(since: start),
+                                             audioSeconds: Double(samples) / Double(synthesizer.sampleRate))
             } catch {
                 continuation.finish(throwing: error)
             }
@@ -107,6 +114,12 @@ final class AudioPieces: @unchecked Sendable {
     func next() async throws -> Data? {
         try await iterator.next()
     }
+}
+
+/// Seconds from `start` until now.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
 }
 
 /// OpenAI's streamed speech events: `speech.audio.delta` with base64 audio, then `speech.audio.done`.

@@ -1,6 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 /// Chorus as an OpenAI-compatible speech server: `POST /v1/audio/speech` streams audio from the
 /// local engines, with the models and voices listed, a bearer key, limits on bodies and text, and
@@ -13,6 +16,7 @@ public struct SpeechServer: Sendable {
     let engines: EngineCache
     let queue: AdmissionQueue
     let transcriber: TranscriberCache
+    let metrics = ServerMetrics()
     let logger: Logger
 
     /// - Parameter transcriber: loads the recogniser behind `/v1/audio/transcriptions` on its first request
@@ -30,16 +34,21 @@ public struct SpeechServer: Sendable {
     /// The routes and middleware.
     public func makeRouter() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
-        router.add(middleware: AccessLogMiddleware())
+        router.add(middleware: AccessLogMiddleware(metrics: metrics))
         router.add(middleware: APIErrorMiddleware())
         router.add(middleware: BearerAuthMiddleware(key: configuration.apiKey))
 
-        let speech = SpeechRoute(configuration: configuration, engines: engines, queue: queue)
+        let speech = SpeechRoute(configuration: configuration, engines: engines, queue: queue, metrics: metrics)
         let catalog = CatalogRoutes(engines: engines, queue: queue, started: Int(Date().timeIntervalSince1970))
         router.post("/v1/audio/speech", use: speech.respond)
         router.get("/v1/models", use: catalog.models)
         router.get("/v1/audio/voices", use: catalog.voices)
         router.get("/health", use: catalog.health)
+        router.get("/metrics") { [engines, queue, metrics] _, _ -> Response in
+            for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
         let voices = VoiceRoutes(configuration: configuration, engines: engines)
         router.post("/v1/audio/voices", use: voices.create)
         router.delete("/v1/audio/voices/:id", use: voices.delete)
@@ -48,16 +57,43 @@ public struct SpeechServer: Sendable {
         return router
     }
 
-    /// The application, listening where the configuration says.
-    public func makeApplication() -> some ApplicationProtocol {
+    /// The WebSocket routes: ElevenLabs' stream-input.
+    func makeWebSocketRouter() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: AccessLogMiddleware(metrics: metrics))
+        let streamInput = StreamInputRoute(configuration: configuration, engines: engines, queue: queue)
+        router.ws(StreamInputRoute.path, shouldUpgrade: streamInput.shouldUpgrade, onUpgrade: streamInput.session)
+        return router
+    }
+
+    /// The application, listening where the configuration says; `onServerRunning` gets the bound
+    /// port (useful with port 0).
+    public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
         Application(router: makeRouter(),
+                    server: .http1WebSocketUpgrade(webSocketRouter: makeWebSocketRouter(),
+                                                   configuration: .init(maxFrameSize: 1 << 20)),
                     configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                          serverName: "chorus"),
+                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
                     logger: logger)
     }
 
-    /// Serves until SIGINT or SIGTERM, then stops taking connections and lets requests in flight finish.
-    public func run() async throws {
-        try await makeApplication().runService()
+    /// Serves until SIGINT or SIGTERM; then it takes no new connections, lets requests in flight
+    /// finish for up to `shutdownGrace`, and cancels what is still running (model calls included).
+    public func run(shutdownGrace: Duration = .seconds(30),
+                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeServiceGroup(shutdownGrace: shutdownGrace, signals: [.sigterm, .sigint],
+                                   onServerRunning: onServerRunning).run()
+    }
+
+    /// The service group `run` runs: `triggerGracefulShutdown()` (or one of `signals`) starts the
+    /// shutdown `run` describes.
+    public func makeServiceGroup(shutdownGrace: Duration, signals: [UnixSignal],
+                                 onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> ServiceGroup {
+        var group = ServiceGroupConfiguration(services: [makeApplication(onServerRunning: onServerRunning)],
+                                              gracefulShutdownSignals: signals, logger: logger)
+        group.maximumGracefulShutdownDuration = shutdownGrace
+        return ServiceGroup(configuration: group)
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import Prometheus
+
+/// What `/metrics` reports, in Prometheus' text format: requests and errors per route and status,
+/// each engine's queue depth, time to first audio and real-time factor per engine.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    public init() {}
+
+    private static let firstAudioBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10]
+    private static let realTimeFactorBuckets = [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2]
+
+    func countRequest(route: String, method: String, status: Int) {
+        let labels = [("route", route), ("method", method), ("status", String(status))]
+        registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
+        if status >= 400 {
+            registry.makeCounter(descriptor: Self.errors, labels: labels).increment()
+        }
+    }
+
+    func recordFirstAudio(engine: String, seconds: Double) {
+        registry.makeValueHistogram(descriptor: Self.firstAudio, labels: [("engine", engine)], buckets: Self.firstAudioBuckets)
+            .record(seconds)
+    }
+
+    /// Seconds spent making the audio per second of audio made.
+    func recordRealTimeFactor(engine: String, synthesisSeconds: Double, audioSeconds: Double) {
+        guard audioSeconds > 0 else { return }
+        registry.makeValueHistogram(descriptor: Self.realTimeFactor, labels: [("engine", engine)], buckets: Self.realTimeFactorBuckets)
+            .record(synthesisSeconds / audioSeconds)
+    }
+
+    func setQueueDepth(engine: String, _ depth: Int) {
+        registry.makeGauge(descriptor: Self.queueDepth, labels: [("engine", engine)]).set(to: Double(depth))
+    }
+
+    /// The exposition text.
+    func text() -> String { registry.emitToString() }
+
+    private static var requests: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "http_requests", unitName: "total", helpText: "HTTP requests answered, by route, method and status.") }
+    private static var errors: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "http_errors", unitName: "total", helpText: "HTTP requests answered with a status of 400 or more.") }
+    private static var firstAudio: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "time_to_first_audio", unitName: "seconds",
+        helpText: "From the start of a synthesis to its first audio, per engine.") }
+    private static var realTimeFactor: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "real_time_factor", unitName: "ratio",
+        helpText: "Synthesis time divided by the audio's duration, per finished request and engine.") }
+    private static var queueDepth: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "queue_depth", unitName: "requests",
+        helpText: "Requests an engine holds, running or waiting.") }
+}

@@ -1,0 +1,128 @@
+import ChorusSpeech
+import ChorusStreaming
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+
+/// ElevenLabs' stream-input WebSocket, `/v1/text-to-speech/{voice}/stream-input?model_id=&output_format=pcm_{rate}`,
+/// so a client written for that service speaks with a local engine while its text is still being written.
+///
+/// The client sends `{"text": " "}` first (with settings, ignored here), then `{"text": piece}` as text
+/// arrives (`"flush": true` speaks what is pending), and `{"text": ""}` to end. Each complete sentence
+/// is spoken as soon as it is complete and sent as `{"audio": base64 PCM, "isFinal": false}`; the end
+/// is `{"isFinal": true}`; a problem is `{"message", "error"}` before the socket closes. With a key
+/// configured, the upgrade needs it in `xi-api-key` (or `Authorization: Bearer`), or the first message
+/// carries it as `xi_api_key`, as browsers cannot set headers.
+struct StreamInputRoute: Sendable {
+    let configuration: ServerConfiguration
+    let engines: EngineCache
+    let queue: AdmissionQueue
+
+    static let path: RouterPath = "/v1/text-to-speech/:voice/stream-input"
+    /// The PCM rates ElevenLabs offers, which its clients ask for.
+    static let rates = [16_000, 22_050, 24_000, 44_100]
+
+    func shouldUpgrade(_ request: Request, context: ServerRequestContext) async throws -> RouterShouldUpgrade {
+        guard let key = configuration.apiKey else { return .upgrade([:]) }
+        if let offered = request.headers[HTTPField.Name("xi-api-key")!] {
+            return key.matches(authorization: "Bearer " + offered) ? .upgrade([:]) : .dontUpgrade
+        }
+        if let authorization = request.headers[.authorization] {
+            return key.matches(authorization: authorization) ? .upgrade([:]) : .dontUpgrade
+        }
+        return .upgrade([:])  // the first message must carry the key
+    }
+
+    func session(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
+                 _ context: WebSocketRouterContext<ServerRequestContext>) async throws {
+        let request = context.request
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        do {
+            let keyNeeded = configuration.apiKey != nil && request.headers[HTTPField.Name("xi-api-key")!] == nil
+                && request.headers[.authorization] == nil
+            let engine = try engines.resolve(model: request.uri.queryParameters.get("model_id"))
+            let rate = try Self.rate(request.uri.queryParameters.get("output_format"))
+            let ticket = try queue.admit(engine.id)
+            defer { ticket.release() }
+            let synthesizer = try await engines.loaded(engine)
+            let voiceID = context.requestContext.parameters.get("voice")
+            let voice: Voice
+            do {
+                voice = try synthesizer.voice(voiceID)
+            } catch {
+                throw APIError.from(speech: error)
+            }
+            var first = true
+            let (sentences, sentenceInput) = AsyncStream<String>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await sentence in sentences {
+                        var encoder = try AudioStreamEncoder(format: .pcm, engineRate: synthesizer.sampleRate, pcmRate: rate)
+                        for try await chunk in synthesizer.stream(SynthesisRequest(text: sentence, voiceID: voice.id)) {
+                            try await Self.send(try encoder.encode(chunk.samples), to: outbound)
+                        }
+                        try await Self.send(try encoder.finish(), to: outbound)
+                    }
+                    try await outbound.write(.text(#"{"audio":null,"isFinal":true,"normalizedAlignment":null}"#))
+                }
+                var segmenter = SentenceSegmenter()
+                var ended = false
+                while let message = try await messages.next() {
+                    guard case .text(let json) = message else { continue }
+                    let fields = try Self.fields(json)
+                    if first {
+                        first = false
+                        if keyNeeded, !(configuration.apiKey!.matches(authorization: "Bearer " + ((fields["xi_api_key"] as? String) ?? ""))) {
+                            throw APIError.unauthorized
+                        }
+                    }
+                    let text = fields["text"] as? String ?? ""
+                    if text.isEmpty {
+                        ended = true
+                        break
+                    }
+                    for sentence in segmenter.append(text) { sentenceInput.yield(sentence) }
+                    if fields["flush"] as? Bool == true {
+                        for sentence in segmenter.finish() { sentenceInput.yield(sentence) }
+                    }
+                }
+                guard ended else {
+                    // The client left without ending: stop speaking to nobody.
+                    group.cancelAll()
+                    sentenceInput.finish()
+                    return
+                }
+                for sentence in segmenter.finish() { sentenceInput.yield(sentence) }
+                sentenceInput.finish()
+                try await group.waitForAll()
+            }
+        } catch let error where !(error is CancellationError) {
+            let problem = APIError.from(speech: error)
+            let reply = try JSONSerialization.data(withJSONObject: ["message": problem.message, "error": problem.code ?? problem.type])
+            try? await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+            try? await outbound.close(.policyViolation, reason: nil)
+        }
+    }
+
+    /// The rate `output_format` asks for: `pcm_{rate}` (24 kHz when absent).
+    static func rate(_ format: String?) throws -> Int {
+        guard let format else { return 24_000 }
+        if format.hasPrefix("pcm_"), let rate = Int(format.dropFirst(4)), rates.contains(rate) { return rate }
+        throw APIError.invalid("This server sends output_format \(rates.map { "pcm_\($0)" }.joined(separator: ", ")), not \(format).",
+                               param: "output_format", code: "unsupported_format")
+    }
+
+    static func fields(_ json: String) throws -> [String: Any] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            throw APIError.invalid("A message is not a JSON object; send {\"text\": \"...\"}.")
+        }
+        return object
+    }
+
+    /// One audio message; nothing for no samples.
+    static func send(_ pcm: Data, to outbound: WebSocketOutboundWriter) async throws {
+        guard !pcm.isEmpty else { return }
+        try await outbound.write(.text(#"{"audio":"\#(pcm.base64EncodedString())","isFinal":false,"normalizedAlignment":null}"#))
+    }
+}
