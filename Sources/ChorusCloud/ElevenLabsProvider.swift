@@ -22,25 +22,22 @@ public struct ElevenLabsProvider: TTSProvider {
         AudioFormat(sampleRate: configuration.sampleRate, channels: 1, encoding: .int16)
     }
 
+    /// Reads the WebSocket only as fast as the stream is read (see `AudioHandoff`).
     public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
         let configuration = configuration
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await Self.run(configuration, text: text) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: Self.userFacing(error, key: configuration.apiKey))
-                }
+        return AudioHandoff.stream { send in
+            do {
+                try await Self.run(configuration, text: text, audio: send)
+            } catch {
+                throw Self.userFacing(error, key: configuration.apiKey)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
     static let providerName = "ElevenLabs"
 
     private static func run(
-        _ configuration: ElevenLabsConfiguration, text: AsyncStream<String>, audio: @escaping @Sendable (Data) -> Void
+        _ configuration: ElevenLabsConfiguration, text: AsyncStream<String>, audio: @escaping @Sendable (Data) async throws -> Void
     ) async throws {
         let url = try configuration.streamURL()
         var headers = HTTPFields()
@@ -76,7 +73,7 @@ public struct ElevenLabsProvider: TTSProvider {
                         guard let bytes = Data(base64Encoded: encoded) else {
                             throw CloudProviderError.invalidResponse(provider: providerName, reason: "audio that is not base64")
                         }
-                        audio(bytes)
+                        try await audio(bytes)
                     }
                     if reply.isFinal == true {
                         finished.withLock { $0 = true }

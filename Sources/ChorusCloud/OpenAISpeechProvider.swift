@@ -21,33 +21,31 @@ public struct OpenAISpeechProvider: TTSProvider {
 
     static let providerName = "OpenAI speech"
 
+    /// Reads each response body only as fast as the stream is read (see `AudioHandoff`), and starts
+    /// the next sentence's request only once the previous body has been taken whole.
     public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
         let configuration = configuration
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var segmenter = SentenceSegmenter(maximumLength: configuration.maximumSentenceLength)
-                    for await piece in text {
-                        for sentence in segmenter.append(piece) {
-                            try await Self.speak(sentence, configuration) { continuation.yield($0) }
-                        }
+        return AudioHandoff.stream { send in
+            do {
+                var segmenter = SentenceSegmenter(maximumLength: configuration.maximumSentenceLength)
+                for await piece in text {
+                    for sentence in segmenter.append(piece) {
+                        try await Self.speak(sentence, configuration, audio: send)
                     }
-                    try Task.checkCancellation()
-                    for sentence in segmenter.finish() {
-                        try await Self.speak(sentence, configuration) { continuation.yield($0) }
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: Self.userFacing(error, key: configuration.apiKey))
                 }
+                try Task.checkCancellation()
+                for sentence in segmenter.finish() {
+                    try await Self.speak(sentence, configuration, audio: send)
+                }
+            } catch {
+                throw Self.userFacing(error, key: configuration.apiKey)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
     /// One request: streams the response body to `audio` as it arrives.
     private static func speak(
-        _ sentence: String, _ configuration: OpenAISpeechConfiguration, audio: (Data) -> Void
+        _ sentence: String, _ configuration: OpenAISpeechConfiguration, audio: (Data) async throws -> Void
     ) async throws {
         var request = HTTPClientRequest(url: try configuration.speechURL())
         request.method = .POST
@@ -72,7 +70,7 @@ public struct OpenAISpeechProvider: TTSProvider {
         do {
             for try await buffer in response.body {
                 try Task.checkCancellation()
-                audio(Data(buffer.readableBytesView))
+                try await audio(Data(buffer.readableBytesView))
             }
         } catch is CancellationError {
             throw CancellationError()

@@ -24,6 +24,8 @@ enum FakeVoice {
 
 /// What a fake server saw.
 struct ServerLog: Sendable {
+    /// Bytes of audio the server has written to its socket so far (before any base64).
+    var sentAudioBytes = 0
     var paths: [String] = []
     var messages: [String] = []
     var requests: [[String: String]] = []
@@ -36,8 +38,49 @@ final class Recorder: @unchecked Sendable {
     var snapshot: ServerLog { lock.withLock { log } }
 }
 
+/// A long answer sent at a fixed pace: `samples` of `FloodVoice`, paced at `samplesPerSecond`.
+struct Flood: Sendable, Equatable {
+    var samples: Int
+    var samplesPerSecond: Double
+    /// Bytes per write (a multiple of 2 keeps nothing about frames: the client re-aligns anyway).
+    var pieceBytes = 8_191
+
+    /// Writes the flood with `write`, sleeping whenever it is ahead of its pace.
+    func send(_ recorder: Recorder, _ write: (Data) async throws -> Void) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var offset = 0
+        let total = samples * 2
+        while offset < total {
+            let end = min(offset + pieceBytes, total)
+            try await write(FloodVoice.bytes(offset..<end))
+            recorder.update { $0.sentAudioBytes += end - offset }
+            offset = end
+            let due = start.advanced(by: .seconds(Double(offset / 2) / samplesPerSecond))
+            if due > clock.now { try await clock.sleep(until: due) }
+        }
+    }
+}
+
+/// The audio of a flood: sample `i` is a function of `i` alone, so a piece lost, repeated or moved is seen.
+enum FloodVoice {
+    static func sample(_ index: Int) -> Int16 {
+        Int16(truncatingIfNeeded: index &* 37 &+ (index >> 14) &* 101)
+    }
+
+    /// The little-endian bytes `range` of the whole flood.
+    static func bytes(_ range: Range<Int>) -> Data {
+        var data = Data(capacity: range.count)
+        for byte in range {
+            let value = UInt16(bitPattern: sample(byte / 2))
+            data.append(byte % 2 == 0 ? UInt8(value & 0xff) : UInt8(value >> 8))
+        }
+        return data
+    }
+}
+
 /// How a fake service behaves.
-enum Behaviour: Sendable {
+enum Behaviour: Sendable, Equatable {
     case normal
     /// Pauses between pieces of audio.
     case slow
@@ -45,6 +88,8 @@ enum Behaviour: Sendable {
     case errorMidStream
     /// Ends the connection after the first piece of audio, without saying the audio is complete.
     case dropMidStream
+    /// Answers the first text with a flood of audio.
+    case flood(Flood)
 }
 
 /// A local stand-in for ElevenLabs' stream-input WebSocket on 127.0.0.1.
@@ -70,6 +115,12 @@ func withFakeElevenLabs(
                         return
                     }
                     if text == " " { continue }
+                    if case .flood(let flood) = behaviour {
+                        try await flood.send(recorder) { piece in
+                            try await outbound.write(.text(#"{"audio":"\#(piece.base64EncodedString())","isFinal":false}"#))
+                        }
+                        continue
+                    }
                     for piece in FakeVoice.pieces(FakeVoice.pcm(for: text), size: 1_001) {
                         if audioMessages == 1 && behaviour == .errorMidStream {
                             try await outbound.write(.text(#"{"message":"Quota exceeded for key \#(testKey)","error":"quota_exceeded","code":1008}"#))
@@ -94,8 +145,11 @@ func withFakeElevenLabs(
 struct AbortResponse: Error {}
 
 /// A local stand-in for `POST /v1/audio/speech` on 127.0.0.1. The model name picks the behaviour:
-/// "fake-slow", "fake-error" (HTTP 500), "fake-drop" (the connection dies mid-body); anything else is normal.
-func withFakeOpenAI(_ body: @Sendable (_ baseURL: String, _ recorder: Recorder) async throws -> Void) async throws {
+/// "fake-slow", "fake-error" (HTTP 500), "fake-drop" (the connection dies mid-body), "fake-flood" (answers
+/// with `flood`, whatever the text); anything else is normal.
+func withFakeOpenAI(
+    flood: Flood? = nil, _ body: @Sendable (_ baseURL: String, _ recorder: Recorder) async throws -> Void
+) async throws {
     let recorder = Recorder()
     let router = Router()
     router.post("/v1/audio/speech") { request, _ -> Response in
@@ -113,6 +167,12 @@ func withFakeOpenAI(_ body: @Sendable (_ baseURL: String, _ recorder: Recorder) 
             return Response(
                 status: .internalServerError, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error":{"message":"The server had an error while processing your request."}}"#)))
+        }
+        if model == "fake-flood", let flood {
+            return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody { writer in
+                try await flood.send(recorder) { try await writer.write(ByteBuffer(bytes: $0)) }
+                try await writer.finish(nil)
+            })
         }
         let pcm = FakeVoice.pcm(for: request["input"] ?? "")
         return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody { writer in
