@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: ["ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels"]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusCloud", hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,7 +46,7 @@ struct SpeakCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if streaming.stream {
+        if streaming.stream || streaming.provider != nil {
             return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
                                              voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose).run()
         }

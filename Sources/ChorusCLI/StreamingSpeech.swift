@@ -16,6 +16,19 @@ struct StreamingSpeechOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("With --stream: the ALSA device to play on.", valueName: "name"))
     var device: String = "default"
+
+    @Option(help: ArgumentHelp(
+        "Speak with a cloud service instead of a local engine: \(CloudProviderChoice.allCases.map(\.rawValue).joined(separator: ", ")) (implies --stream).",
+        discussion: """
+            The key comes from OPENAI_API_KEY or ELEVENLABS_API_KEY. --voice and --model name the service's voice \
+            and model (ElevenLabs: a voice id). The service's root is --base-url, else OPENAI_BASE_URL or \
+            ELEVENLABS_BASE_URL, so the same command reaches a compatible server such as chorus serve.
+            """))
+    var provider: CloudProviderChoice?
+
+    @Option(help: ArgumentHelp("With --provider: the service's root URL (https://api.openai.com/v1, wss://api.elevenlabs.io).",
+                               valueName: "url"))
+    var baseURL: String?
 }
 
 /// What `--stream -o -` writes.
@@ -37,11 +50,9 @@ struct StreamingSpeech {
     func run() async throws {
         // Text given whole is checked before any model work or output.
         let wholeText = readsStandardInputIncrementally ? nil : try input.read()
+        let provider = try await makeProvider()
         let sink = try makeSink()
-        let synthesizer = try await engine.load()
-        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
-        let controller = StreamingTTSController(
-            provider: synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed), sink: sink)
+        let controller = StreamingTTSController(provider: provider, sink: sink)
         let started = ContinuousClock.now
         let firstAudio = Task { () -> Duration? in
             for await status in controller.status {
@@ -71,6 +82,17 @@ struct StreamingSpeech {
                              statistics.playedDuration, statistics.sinkFormat?.sampleRate ?? 0, elapsed.seconds)
         if let latency { summary += String(format: ", playback started after %.2f s", latency.seconds) }
         if verbose || output != "-" { SpeakCommand.status(summary + "\n") }
+    }
+
+    /// The cloud service's provider when one is chosen, else the local engine's.
+    private func makeProvider() async throws -> any TTSProvider {
+        if let cloud = options.provider {
+            return try cloud.provider(voice: voice, model: engine.model, speed: speed, baseURL: options.baseURL)
+        }
+        if options.baseURL != nil { throw ValidationError("--base-url applies to --provider; add one or leave it out.") }
+        let synthesizer = try await engine.load()
+        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        return synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed)
     }
 
     /// Standard input is read as it comes unless the text is an argument or a file.
