@@ -47,9 +47,13 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         /// Join the parts of diphthongs and affricates with U+200D (zero-width joiner), so a caller
         /// can map "a‍ɪ" to one symbol; without it they are plain adjacent letters.
         public var tiesMultiLetterPhonemes: Bool
+        /// Ask espeak-ng for "_" between phonemes and drop them again, as the `phonemizer` package does
+        /// when it has no tie (its espeak call differs from a plain IPA call in that mode bit only).
+        public var separatesPhonemes: Bool
 
-        public init(tiesMultiLetterPhonemes: Bool = false) {
+        public init(tiesMultiLetterPhonemes: Bool = false, separatesPhonemes: Bool = false) {
             self.tiesMultiLetterPhonemes = tiesMultiLetterPhonemes
+            self.separatesPhonemes = separatesPhonemes
         }
     }
 
@@ -69,6 +73,8 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         var mode = Int32(espeakPHONEMES_IPA)
         if options.tiesMultiLetterPhonemes {
             mode |= Int32(espeakPHONEMES_TIE) | Int32(0x200D << 8)
+        } else if options.separatesPhonemes {
+            mode |= Int32(UInt8(ascii: "_")) << 8
         }
         var bytes = Array(text.utf8CString)
         // espeak-ng reads a C string: a NUL inside the text would silently end it there, so it reads as a space.
@@ -84,7 +90,9 @@ public final class EspeakPhonemizer: @unchecked Sendable {
                 let consumed = String(decoding: buffer[(clauseStart - start)..<end].map { UInt8(bitPattern: $0) },
                                       as: UTF8.self)
                 let clauseEnd = ClauseEnd(consumed: consumed, hasLookahead: cursor != nil)
-                let ipa = Self.clean(String(cString: phonemes))
+                var ipa = String(cString: phonemes)
+                if options.separatesPhonemes, !options.tiesMultiLetterPhonemes { ipa.removeAll { $0 == "_" } }
+                ipa = Self.clean(ipa)
                 if !ipa.isEmpty || clauseEnd.terminator != nil {
                     clauses.append(PhonemeClause(phonemes: ipa, terminator: clauseEnd.terminator,
                                                  punctuation: clauseEnd.punctuation, endsSentence: clauseEnd.endsSentence))
