@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "ChorusKokoro", targets: ["ChorusKokoro"]),
         .library(name: "ChorusPiper", targets: ["ChorusPiper"]),
         .library(name: "ChorusCosyVoice", targets: ["ChorusCosyVoice"]),
+        .library(name: "ChorusNeuTTS", targets: ["ChorusNeuTTS"]),
         .library(name: "ChorusVAD", targets: ["ChorusVAD"]),
         .library(name: "ChorusRecognition", targets: ["ChorusRecognition"]),
         .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
@@ -84,6 +85,7 @@ let package = Package(
         .target(name: "ChorusKokoro", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
         .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
         .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
+        .target(name: "ChorusNeuTTS", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusPhonemizer", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusVAD", dependencies: ["ChorusModels", "ChorusONNX", "ChorusSpeech"]),
         .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
@@ -123,6 +125,7 @@ let package = Package(
         .testTarget(name: "ChorusGenerationTests", dependencies: ["ChorusGeneration", "ChorusDSP", "ChorusONNX"]),
         .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),

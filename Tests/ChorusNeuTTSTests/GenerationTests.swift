@@ -1,0 +1,85 @@
+import ChorusONNX
+import ChorusSpeech
+import Foundation
+import Testing
+@testable import ChorusNeuTTS
+
+@Suite struct GenerationTests {
+    /// upstream `_infer_torch` (Hugging Face generate, top-k 50, 50 tokens at least, the draws pinned to
+    /// SplitMix64) on the PyTorch weights; Chorus on their ONNX export: the same tokens.
+    @Test(arguments: ["short", "long"]) func tokensEqualUpstream(name: String) throws {
+        let golden = try TestResources.goldenCase(name)
+        let builder = try TestResources.promptBuilder()
+        let backbone = try Backbone(session: TestResources.session("backbone.onnx"), stopToken: builder.stopToken)
+        #expect(backbone.layers == 2 && backbone.keyValueHeads == 1 && backbone.headSize == 8)
+        var seen: [Int] = []
+        let tokens = try backbone.generate(.init(ids: golden.promptIds, seed: golden.seed)) { seen.append($0) }
+        let expected = golden.generatedIds.last == builder.stopToken ? Array(golden.generatedIds.dropLast()) : golden.generatedIds
+        #expect(tokens == expected)
+        #expect(seen == tokens)
+        #expect(builder.codes(in: tokens) == golden.codes)
+        if name == "long" {
+            // The prompt leaves fewer than 50 places: the context ends it, not the stop token.
+            #expect(golden.promptIds.count + tokens.count == Backbone.context)
+        } else {
+            #expect(tokens.count >= 50)
+        }
+        // A second utterance reuses the kept cache buffers and draws the same.
+        #expect(try backbone.generate(.init(ids: golden.promptIds, seed: golden.seed)) { _ in } == tokens)
+    }
+
+    @Test func throwingFromOnTokenEndsGeneration() throws {
+        let golden = try TestResources.goldenCase("short")
+        let builder = try TestResources.promptBuilder()
+        let backbone = try Backbone(session: TestResources.session("backbone.onnx"), stopToken: builder.stopToken)
+        var count = 0
+        #expect(throws: CancellationError.self) {
+            try backbone.generate(.init(ids: golden.promptIds, seed: 1)) { _ in
+                count += 1
+                if count == 7 { throw CancellationError() }
+            }
+        }
+        #expect(count == 7)
+    }
+
+    @Test func decodedAudioEqualsUpstream() throws {
+        let codec = try CodecDecoder(session: TestResources.session("decoder.onnx"))
+        for name in ["short", "long"] {
+            let golden = try TestResources.goldenCase(name)
+            let audio = try codec.decode(golden.codes)
+            let expected = try TestResources.floats("\(name)-audio.f32")
+            #expect(audio.count == (golden.codes.count - 1) * CodecDecoder.samplesPerCode)
+            #expect(audio.count == expected.count)
+            let difference = TestResources.maximumDifference(audio, expected)
+            print("NeuTTS \(name): \(audio.count) samples, max |difference| from upstream \(difference)")
+            #expect(difference < 1e-4, "\(name)")
+        }
+    }
+
+    /// upstream `_infer_stream_ggml` fed the same tokens: 25-code chunks, 5 ahead, 50 back, overlap-add.
+    @Test func streamedAudioEqualsUpstream() throws {
+        let codec = try CodecDecoder(session: TestResources.session("decoder.onnx"))
+        for name in ["short", "long"] {
+            let golden = try TestResources.goldenCase(name)
+            let reference = try TestResources.ints("\(name)-ref.i32")
+            var streaming = TokenStreaming(decoder: StreamingCodecDecoder(codec: codec, referenceCodes: reference),
+                                           schedule: StreamingCodecDecoder.schedule)
+            var chunks: [Int] = []
+            var audio: [Float] = []
+            for code in golden.codes {
+                let piece = try streaming.add(code)
+                if !piece.isEmpty { chunks.append(piece.count) }
+                audio += piece
+            }
+            let tail = try streaming.finish()
+            if !tail.isEmpty { chunks.append(tail.count) }
+            audio += tail
+            let expected = try TestResources.floats("\(name)-stream.f32")
+            #expect(chunks == golden.chunkSamples, "\(name)")
+            #expect(audio.count == expected.count)
+            let difference = TestResources.maximumDifference(audio, expected)
+            print("NeuTTS \(name) streamed: \(chunks) samples, max |difference| from upstream \(difference)")
+            #expect(difference < 1e-4, "\(name)")
+        }
+    }
+}

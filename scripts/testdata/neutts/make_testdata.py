@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""NeuTTS test models and goldens for Tests/ChorusNeuTTSTests, made with upstream's own classes and functions.
+
+Environment (pinned): neutts==1.4.1 and neucodec==0.0.6 installed with --no-deps beside torch 2.11,
+transformers==5.1.0, phonemizer==3.4.0 (what `pip install neutts==1.4.1` resolves), onnx, onnxruntime;
+torchtune's and torchao's imports need datasets, sentencepiece, frozendict, hyper-connections and torchao==0.13.0.
+The neucodec GitHub repository (onnx/onnx_ops.py: upstream's ONNX export swaps) is read from NEUCODEC_REPO.
+
+Made (deterministic: torch.manual_seed and SplitMix64 draws pinned):
+  model/tokenizer.json        byte-level BPE trained on the phoneme corpus, a BOS template, the six control
+                              tokens and <|speech_0|>..<|speech_65535|> as added tokens
+  model/backbone.onnx         transformers LlamaForCausalLM (2 layers, width 16, 2 heads, 1 KV head, untied,
+                              weights rounded to float16 and the two vocabulary tables stored as float16),
+                              exported with its KV cache as past_key_values.{i}.key/value -> present.{i}.key/value
+  model/decoder.onnx          neucodec's CodecDecoderVocos + FSQ + fc_post_a at width 64, with upstream's ONNX
+                              swaps (OnnxResidualFSQ, OnnxISTFTHead), dynamo export as upstream's export_onnx.py,
+                              a 200-frame (4 s) window-sum table and the inverse-DFT basis stored as float16
+  golden/phonemes-<version>.json   neutts' phonemizers (+ NeuTTS._to_phones) on the corpus, per language
+  golden/<case>.json, .f32    NeuTTS._apply_chat_template ids, NeuTTS._infer_torch tokens (torch.multinomial
+                              replaced by the pinned draw below), NeuTTS._decode audio on the ONNX decoder, and
+                              NeuTTS._infer_stream_ggml's chunks with a backbone that replays the same tokens
+
+The pinned draw: the candidates (tokens whose probability is not 0) ordered most likely first, ties by id,
+one SplitMix64 uniform times their summed probability, the first whose running sum exceeds it: what
+ChorusDSP's SeededRandom.categorical does over TopK's candidates.
+
+Usage: NEUCODEC_REPO=/path/to/neucodec python make_testdata.py OUT_DIR [--espeak-library LIB --espeak-data DIR --version-tag TAG]
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import types
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+
+LANGUAGES = ["en-us", "de", "fr-fr", "es"]
+CONTROL = ["<|TEXT_REPLACE|>", "<|TEXT_PROMPT_START|>", "<|TEXT_PROMPT_END|>", "<|SPEECH_REPLACE|>",
+           "<|SPEECH_GENERATION_START|>", "<|SPEECH_GENERATION_END|>"]
+BOS = "<|begin_of_text|>"
+SPEECH = 65536
+FRAME_CAP = 200
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.state = seed & (2**64 - 1)
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        return z ^ (z >> 31)
+
+    def uniform(self):
+        return (self.next() >> 11) * 2.0**-53
+
+
+def pinned_multinomial(rng):
+    import torch
+
+    def multinomial(probs, num_samples=1, **_):
+        assert num_samples == 1 and probs.shape[0] == 1
+        p = probs[0].double().numpy()
+        candidates = np.nonzero(p)[0]
+        order = sorted(candidates.tolist(), key=lambda i: (-p[i], i))
+        total = 0.0
+        for i in order:
+            total += p[i]
+        target = rng.uniform() * total
+        running = 0.0
+        chosen = order[-1]
+        for i in order:
+            running += p[i]
+            if target < running:
+                chosen = i
+                break
+        return torch.tensor([[chosen]], dtype=torch.long)
+    return multinomial
+
+
+# ---------------------------------------------------------------------------------------------- phonemes
+
+def configure_espeak(library, data):
+    # neutts.phonemizers selects its bundled espeak-ng when imported; a choice made here comes after it.
+    import neutts.phonemizers  # noqa: F401
+    from phonemizer.backend.espeak.wrapper import EspeakWrapper
+    if library:
+        EspeakWrapper.set_library(library)
+    if data:
+        os.environ["ESPEAK_DATA_PATH"] = data
+
+
+def phonemizers():
+    from neutts.phonemizers import BasePhonemizer, CUSTOM_PHONEMIZERS
+    return {lang: (CUSTOM_PHONEMIZERS[lang]() if lang in CUSTOM_PHONEMIZERS else BasePhonemizer(lang))
+            for lang in LANGUAGES}
+
+
+def to_phones(phonemizer, text):
+    from neutts import NeuTTS
+    stub = types.SimpleNamespace(phonemizer=phonemizer)
+    return NeuTTS._to_phones(stub, text)
+
+
+def phoneme_goldens(out, tag):
+    ph = phonemizers()
+    version = ".".join(str(v) for v in ph["en-us"].espeak_version)
+    result = {"espeak": version, "languages": {}}
+    for lang in LANGUAGES:
+        result["languages"][lang] = [[s, to_phones(ph[lang], s)] for s in corpus.sentences(lang)]
+    path = os.path.join(out, "golden", f"phonemes-{tag or version}.json")
+    with open(path, "w") as f:
+        json.dump(result, f, ensure_ascii=False, indent=0)
+    print("phonemes", version, "->", path)
+    return ph
+
+
+# --------------------------------------------------------------------------------------------- tokenizer
+
+def make_tokenizer(model_dir, ph):
+    from tokenizers import Tokenizer, models, pre_tokenizers, decoders, trainers, processors, AddedToken
+    texts = ["user: Convert the text to speech:", "\nassistant:"]
+    for lang in LANGUAGES:
+        texts += [to_phones(ph[lang], s) for s in corpus.sentences(lang)[:60]]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  special_tokens=[BOS], show_progress=False)
+    tok.train_from_iterator(texts, trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in CONTROL])
+    tok.add_tokens([AddedToken(f"<|speech_{i}|>", special=False, normalized=False) for i in range(SPEECH)])
+    bos = tok.token_to_id(BOS)
+    tok.post_processor = processors.TemplateProcessing(single=f"{BOS} $A", special_tokens=[(BOS, bos)])
+    tok.save(os.path.join(model_dir, "tokenizer.json"), pretty=False)
+    with open(os.path.join(model_dir, "tokenizer_config.json"), "w") as f:
+        json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": BOS}, f)
+    from transformers import AutoTokenizer
+    return AutoTokenizer.from_pretrained(model_dir)
+
+
+# ---------------------------------------------------------------------------------------------- backbone
+
+def make_backbone(model_dir, tokenizer, probe_ids):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+    torch.manual_seed(15)
+    stop = tokenizer.convert_tokens_to_ids("<|SPEECH_GENERATION_END|>")
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, head_dim=8, max_position_embeddings=2048,
+                         tie_word_embeddings=False, bos_token_id=tokenizer.bos_token_id, eos_token_id=stop)
+    model = LlamaForCausalLM(config).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0, 0.5) if p.dim() == 2 else None
+        # The stop token's row along the mean final hidden state, so its logit sits near the top-50
+        # cut-off: without the 50-token minimum it would end most utterances early.
+        hidden = model.model(torch.tensor([probe_ids])).last_hidden_state[0]
+        direction = hidden.mean(0)
+        logits = model.lm_head(hidden)
+        top = logits.topk(50, dim=-1).values
+        target = (top[:, 0] + top[:, -1]).mean() / 2
+        model.lm_head.weight[stop] = direction * (target / direction.dot(direction))
+        # Text tokens are never drawn (upstream's streaming assumes every generated token is a code).
+        first_speech = tokenizer.convert_tokens_to_ids("<|speech_0|>")
+        model.lm_head.weight[:first_speech][torch.arange(first_speech) != stop] = 0
+        for p in model.parameters():
+            p.copy_(p.half().float())
+    model.save_pretrained(os.path.join(model_dir, "hf"), safe_serialization=True)
+    export_backbone(model, os.path.join(model_dir, "backbone.onnx"))
+    return model
+
+
+class CachedStep(torch.nn.Module):
+    """input_ids, attention_mask, position_ids and the per-layer cache in; logits and the grown cache out."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self.layers = model.config.num_hidden_layers
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        from transformers import DynamicCache
+        cache = DynamicCache(config=self.model.config)
+        for i in range(self.layers):
+            cache.update(past[2 * i], past[2 * i + 1], i)
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                         past_key_values=cache, use_cache=True)
+        present = []
+        for i in range(self.layers):
+            layer = out.past_key_values.layers[i]
+            present += [layer.keys, layer.values]
+        return (out.logits, *present)
+
+
+def export_backbone(model, path):
+    import torch
+    cfg = model.config
+    step = CachedStep(model).eval()
+    past_len, new = 3, 2
+    past = []
+    names_in, names_out, axes = ["input_ids", "attention_mask", "position_ids"], ["logits"], {
+        "input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"},
+        "position_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}}
+    for i in range(cfg.num_hidden_layers):
+        for kind in ("key", "value"):
+            past.append(torch.randn(1, cfg.num_key_value_heads, past_len, cfg.head_dim))
+            names_in.append(f"past_key_values.{i}.{kind}")
+            names_out.append(f"present.{i}.{kind}")
+            axes[names_in[-1]] = {0: "batch", 2: "past"}
+            axes[names_out[-1]] = {0: "batch", 2: "total"}
+    ids = torch.tensor([[5, 6]])
+    args = (ids, torch.ones(1, past_len + new, dtype=torch.long), torch.tensor([[past_len, past_len + 1]]), *past)
+    with torch.no_grad():
+        torch.onnx.export(step, args, path, input_names=names_in, output_names=names_out, dynamic_axes=axes,
+                          opset_version=17, dynamo=False)
+    store_large_tables_as_float16(path)
+
+
+def store_large_tables_as_float16(path, minimum=100_000, rounded=()):
+    """Initializers of at least `minimum` float32 values that are exact in float16, or named in `rounded`,
+    are stored as float16 and cast back when the session starts (ONNX Runtime folds the Cast)."""
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+    model = onnx.load(path)
+    graph = model.graph
+    kept, casts = [], []
+    for init in graph.initializer:
+        values = numpy_helper.to_array(init)
+        half = values.astype(np.float16) if values.dtype == np.float32 else None
+        exact = half is not None and np.array_equal(half.astype(np.float32), values)
+        if half is not None and values.size >= minimum and (exact or any(r in init.name for r in rounded)):
+            if not exact:
+                print(f"  {init.name}: rounded to float16 (max change {np.abs(half.astype(np.float32) - values).max():.2e})")
+            stored = numpy_helper.from_array(half, init.name + "_f16")
+            kept.append(stored)
+            casts.append(helper.make_node("Cast", [stored.name], [init.name], to=TensorProto.FLOAT))
+        else:
+            kept.append(init)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    nodes = list(graph.node)
+    del graph.node[:]
+    graph.node.extend(casts + nodes)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+# ----------------------------------------------------------------------------------------------- decoder
+
+def make_decoder(model_dir):
+    import torch
+    import torch.nn as nn
+    repo = os.environ["NEUCODEC_REPO"]
+    sys.path.insert(0, os.path.join(repo, "onnx"))
+    import onnx_ops
+    from neucodec import NeuCodec
+    from neucodec.codec_decoder_vocos import CodecDecoderVocos
+
+    torch.manual_seed(16)
+
+    class SmallCodec(nn.Module):
+        """NeuCodec's decoding path (generator, fc_post_a) at width 64; decode_code is upstream's."""
+
+        def __init__(self):
+            super().__init__()
+            self.generator = CodecDecoderVocos(hidden_dim=64, depth=2, heads=4, pos_meb_dim=16, hop_length=480)
+            self.fc_post_a = nn.Linear(2048, 64)
+
+        def forward(self, codes):
+            return NeuCodec.decode_code(self, codes)
+
+    codec = SmallCodec().eval()
+    with torch.no_grad():
+        codec.generator.head.out.weight.mul_(0.3)
+        # float16 values, so the export can store the large tables at half size unchanged.
+        for p in codec.parameters():
+            p.copy_(p.half().float())
+    codes = torch.randint(0, SPEECH, (1, 1, 40), dtype=torch.int32)
+    with torch.no_grad():
+        reference = codec(codes.long())
+        # upstream export_onnx.py's swaps: the FSQ as a table lookup, the iSTFT as a fixed inverse-DFT basis.
+        head = onnx_ops.OnnxISTFTHead(dim=64, n_fft=480 * 4, hop_length=480)
+        head.istft = onnx_ops.ISTFT(n_fft=1920, hop_length=480, win_length=1920, window=torch.hann_window(1920),
+                                    normalized=False, max_frames=FRAME_CAP)
+        head.out.load_state_dict(codec.generator.head.out.state_dict())
+        fsq = onnx_ops.OnnxResidualFSQ(dim=2048, levels=[4] * 8, num_quantizers=1)
+        fsq.load_state_dict(codec.generator.quantizer.state_dict())
+        codec.generator.head = head
+        codec.generator.quantizer = fsq
+        swapped = codec(codes)
+        print("decoder: torch", tuple(reference.shape), "swapped", tuple(swapped.shape),
+              "max |diff| inside (the last frame aside)", float((reference[..., 240:-720] - swapped[..., :-480]).abs().max()))
+        path = os.path.join(model_dir, "decoder.onnx")
+        program = torch.onnx.export(codec, (codes,), dynamo=True,
+                                    dynamic_shapes={"codes": {0: "batch_size", 2: "sequence_length"}})
+        program.save(path)
+    import onnx
+    model = onnx.load(path, load_external_data=True)
+    onnx.save(model, path, save_as_external_data=False)
+    if os.path.exists(path + ".data"):
+        os.remove(path + ".data")
+    store_large_tables_as_float16(path, rounded=("inverse_basis",))
+
+
+# ---------------------------------------------------------------------------------------------- goldens
+
+def stub_tts(tokenizer, model, phonemizer, codec):
+    from neutts import NeuTTS
+    tts = NeuTTS.__new__(NeuTTS)
+    tts.sample_rate = 24_000
+    tts.max_context = 2048
+    tts.hop_length = 480
+    tts.streaming_overlap_frames = 1
+    tts.streaming_frames_per_chunk = 25
+    tts.streaming_lookforward = 5
+    tts.streaming_lookback = 50
+    tts.streaming_stride_samples = 25 * 480
+    tts._is_quantized_model = False
+    tts._is_onnx_codec = True
+    tts.tokenizer = tokenizer
+    tts.backbone = model
+    tts.input_format = "phonemes"
+    tts.phonemizer = phonemizer
+    tts.codec = codec
+    tts.watermarker = None
+    tts._seed = 0
+    tts._supported_emotions = None
+    return tts
+
+
+def run_case(out, name, tts, ref_codes, ref_text, text, seed):
+    import torch
+    import transformers.generation.utils as gen
+    prompt = tts._apply_chat_template(ref_codes, ref_text, text)
+    original = torch.multinomial
+    torch.multinomial = pinned_multinomial(SplitMix64(seed))
+    try:
+        output_str = tts._infer_torch(prompt, temperature=1.0, top_k=50)
+    finally:
+        torch.multinomial = original
+    generated = [int(n) for n in re.findall(r"<\|speech_(\d+)\|>", output_str)]
+    audio = tts._decode(output_str)
+
+    # The streaming path as upstream runs it for GGUF, fed the same generated pieces one by one.
+    generated_ids = tts.tokenizer.encode(output_str, add_special_tokens=False)
+    # llama-cpp-python stops at the stop string without returning it.
+    stop = tts.tokenizer.convert_tokens_to_ids("<|SPEECH_GENERATION_END|>")
+    pieces = [tts.tokenizer.decode([i]) for i in generated_ids if i != stop]
+
+    class Replay:
+        def reset(self):
+            pass
+
+        def __call__(self, prompt, **kwargs):
+            return ({"choices": [{"text": p}]} for p in pieces)
+
+    tts.backbone, backbone = Replay(), tts.backbone
+    try:
+        chunks = list(tts._infer_stream_ggml(ref_codes, ref_text, text))
+    finally:
+        tts.backbone = backbone
+    stream = np.concatenate(chunks).astype(np.float32)
+    ids_all = generated_ids
+    case = {
+        "ref_text": ref_text, "text": text, "seed": seed,
+        "ref_phones": tts._to_phones(ref_text), "text_phones": tts._to_phones(text),
+        "prompt_ids": [int(i) for i in prompt], "generated_ids": ids_all, "codes": generated,
+        "audio_samples": int(audio.shape[-1]), "chunk_samples": [int(c.shape[-1]) for c in chunks],
+    }
+    with open(os.path.join(out, "golden", f"{name}.json"), "w") as f:
+        json.dump(case, f, ensure_ascii=False)
+    np.asarray(ref_codes, dtype=np.int32).tofile(os.path.join(out, "golden", f"{name}-ref.i32"))
+    audio.astype(np.float32).tofile(os.path.join(out, "golden", f"{name}-audio.f32"))
+    stream.tofile(os.path.join(out, "golden", f"{name}-stream.f32"))
+    print(f"case {name}: prompt {len(prompt)}, {len(ids_all)} generated ids, {len(generated)} codes, "
+          f"audio {audio.shape[-1]}, stream {stream.shape[-1]} in {len(chunks)} chunks")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--espeak-library")
+    parser.add_argument("--espeak-data")
+    parser.add_argument("--version-tag")
+    parser.add_argument("--phonemes-only", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    configure_espeak(args.espeak_library, args.espeak_data)
+    model_dir = os.path.join(args.out, "model")
+    os.makedirs(model_dir, exist_ok=True)
+    os.makedirs(os.path.join(args.out, "golden"), exist_ok=True)
+    ph = phoneme_goldens(args.out, args.version_tag)
+    if args.phonemes_only:
+        return
+
+    tokenizer = make_tokenizer(model_dir, ph)
+    probe = tokenizer.encode("user: Convert the text to speech:" + "".join(f"<|speech_{i * 977 % SPEECH}|>" for i in range(64)))
+    model = make_backbone(model_dir, tokenizer, probe)
+    make_decoder(model_dir)
+    from neucodec import NeuCodecOnnxDecoder
+    codec = NeuCodecOnnxDecoder(os.path.join(model_dir, "decoder.onnx"))
+    tts = stub_tts(tokenizer, model, ph["en-us"], codec)
+    rng = np.random.default_rng(15)
+    short_ref = rng.integers(0, SPEECH, 120).tolist()
+    run_case(args.out, "short", tts, short_ref, "So we just need to make the rest of the connection.",
+             "Hello there; the quick brown fox, at 3.5 metres, jumps!", seed=15)
+    long_ref = rng.integers(0, SPEECH, 1950).tolist()
+    run_case(args.out, "long", tts, long_ref, "A long reference fills the context, so the limit ends it.",
+             "Four records.", seed=16)
+    import shutil
+    shutil.rmtree(os.path.join(model_dir, "hf"), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
