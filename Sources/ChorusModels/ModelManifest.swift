@@ -15,19 +15,31 @@ public struct ModelManifest: Sendable, Equatable, Identifiable {
         public var sha256: String?
         /// What an optional file is needed for ("voice cloning"); nil for a file the model cannot load without.
         public var optionalFor: String?
+        /// Where `chorus models pull` downloads it from: one remote file, or parts joined in order;
+        /// empty for a file no hub publishes (it is brought by hand).
+        public var remote: [RemoteFile]
 
         /// A file named `name`; `size` and `sha256` only when they are known, never guessed.
-        public init(_ name: String, size: Int? = nil, sha256: String? = nil, optionalFor: String? = nil) {
+        public init(_ name: String, size: Int? = nil, sha256: String? = nil, optionalFor: String? = nil,
+                    from remote: [RemoteFile] = []) {
             names = [name]
             self.size = size
             self.sha256 = sha256
             self.optionalFor = optionalFor
+            self.remote = remote
+        }
+
+        /// A file named `name` downloaded from `remote`.
+        public init(_ name: String, size: Int? = nil, sha256: String? = nil, optionalFor: String? = nil,
+                    from remote: RemoteFile) {
+            self.init(name, size: size, sha256: sha256, optionalFor: optionalFor, from: [remote])
         }
 
         /// Any one of `names` (tried in order), none with a known size or checksum.
         public init(anyOf names: [String], optionalFor: String? = nil) {
             self.names = names
             self.optionalFor = optionalFor
+            remote = []
         }
 
         /// Whether the model loads without it.
@@ -43,6 +55,8 @@ public struct ModelManifest: Sendable, Equatable, Identifiable {
     public enum Installation: Sendable, Equatable {
         /// `scripts/setup.sh` installs it (from PyPI, sha256-pinned).
         case setupScript
+        /// `chorus models pull <name>` downloads it (and `scripts/setup.sh`, which runs that, for the defaults).
+        case pull(String)
         /// It is brought by hand; the text says from where and into which folder.
         case manual(String)
 
@@ -50,6 +64,7 @@ public struct ModelManifest: Sendable, Equatable, Identifiable {
         public var remedy: String {
             switch self {
             case .setupScript: "Run `scripts/setup.sh` to install it."
+            case .pull(let name): "Run `chorus models pull \(name)` to install it."
             case .manual(let instructions): instructions
             }
         }
@@ -77,6 +92,19 @@ public struct ModelManifest: Sendable, Equatable, Identifiable {
         self.licence = licence
         self.installation = installation
         self.completionStamp = completionStamp
+    }
+
+    /// Whether every file the model needs has a download source, so `chorus models pull` can install it.
+    public var isDownloadable: Bool { files.allSatisfy { $0.isOptional || !$0.remote.isEmpty } }
+
+    /// This manifest with `hashes` (file name to SHA-256) filled in where it records none: the hashes
+    /// a first verified download recorded for files whose source publishes none.
+    public func recording(_ hashes: [String: String]) -> ModelManifest {
+        var copy = self
+        for index in copy.files.indices where copy.files[index].sha256 == nil {
+            if let name = copy.files[index].names.first, let hash = hashes[name] { copy.files[index].sha256 = hash }
+        }
+        return copy
     }
 
     /// The marker file an installer writes last into a finished folder.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// SHA-256 (FIPS 180-4), to verify installed model files with Foundation alone (CryptoKit is not on
-/// Linux). Feed bytes in any number of pieces, then read `hexDigest` once.
-struct SHA256 {
+/// Linux). Feed bytes in any number of pieces, then call `finish()` once.
+public struct SHA256: Sendable {
     private static let roundConstants: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -22,11 +22,12 @@ struct SHA256 {
     private var length: UInt64 = 0
     private var schedule = [UInt32](repeating: 0, count: 64)
 
-    init() {
+    public init() {
         pending.reserveCapacity(64)
     }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    /// Adds `bytes` to the message.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
         var offset = 0
         if !pending.isEmpty {
@@ -44,12 +45,13 @@ struct SHA256 {
         pending.append(contentsOf: bytes[offset...])
     }
 
-    mutating func update(_ data: Data) {
+    /// Adds `data` to the message.
+    public mutating func update(_ data: Data) {
         data.withUnsafeBytes { update($0) }
     }
 
     /// The digest as 64 lower-case hex digits; pads and finishes, so call it once.
-    mutating func finish() -> String {
+    public mutating func finish() -> String {
         let bits = length &* 8
         var tail: [UInt8] = [0x80]
         tail += [UInt8](repeating: 0, count: (119 - pending.count) % 64)
@@ -88,7 +90,7 @@ struct SHA256 {
     }
 
     /// The SHA-256 of the file at `url`, read a megabyte at a time.
-    static func hex(ofFileAt url: URL) throws -> String {
+    public static func hex(ofFileAt url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var hasher = SHA256()

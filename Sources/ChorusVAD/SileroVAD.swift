@@ -40,7 +40,7 @@ public struct SileroVAD: Sendable {
         let path = modelPath ?? Self.defaultModelPath
         guard FileManager.default.fileExists(atPath: path) else {
             throw ModelError.missingFile(model: Self.manifest.name, path: path,
-                                         remedy: "Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx.")
+                                         remedy: "Run `chorus models pull silero-vad` to install it, or pass the path of a silero_vad.onnx.")
         }
         try self.init(session: InferenceSession(modelPath: path, options: options), sampleRate: sampleRate)
     }

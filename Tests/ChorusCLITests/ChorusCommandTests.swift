@@ -117,7 +117,7 @@ struct ChorusCommandTests {
                                            environment: ["CHORUS_MODELS": folder.appendingPathComponent("none").path])
         #expect(result.status != 0)
         #expect(result.standardError.contains("kokoro-v1.0.int8.onnx"))
-        #expect(result.standardError.contains("scripts/setup.sh"))
+        #expect(result.standardError.contains("chorus models pull kokoro"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 

@@ -299,6 +299,6 @@ import ChorusText
         defer { try? FileManager.default.removeItem(at: folder) }
         let error = try #require(throws: ModelError.self) { try CosyVoiceSynthesizer(folder: folder) }
         #expect(error.description.contains("text_embedding_fp32.onnx"))
-        #expect(error.description.contains("ayousanz/cosy-voice3-onnx"))
+        #expect(error.description.contains("chorus models pull cosyvoice"))
     }
 }

@@ -96,9 +96,9 @@ import ChorusVAD
 
     @Test func missingModelNamesThePathAndTheFix() {
         let expected = ModelError.missingFile(model: "Silero VAD", path: "/nope/silero_vad.onnx",
-                                              remedy: "Run `scripts/setup.sh` to install it, or pass the path of a silero_vad.onnx.")
+                                              remedy: "Run `chorus models pull silero-vad` to install it, or pass the path of a silero_vad.onnx.")
         #expect(throws: expected) { try SileroVAD(modelPath: "/nope/silero_vad.onnx") }
-        #expect(expected.description.contains("scripts/setup.sh"))
+        #expect(expected.description.contains("chorus models pull silero-vad"))
     }
 }
 

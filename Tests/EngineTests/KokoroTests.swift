@@ -68,7 +68,7 @@ import ChorusSpeech
             Issue.record("loaded from a missing folder")
         } catch let error as ModelError {
             #expect(error.description.contains("/nonexistent/kokoro/kokoro-v1.0.int8.onnx"))
-            #expect(error.description.contains("scripts/setup.sh"))
+            #expect(error.description.contains("chorus models pull kokoro"))
         } catch {
             Issue.record("unexpected error \(error)")
         }
