@@ -139,7 +139,7 @@ struct VADCommandErrorTests {
         try await expectFailure(["vad", folder.path], saying: ["Cannot read \(folder.path): it is a folder, not a file"])
         try await expectFailure(["vad", "-"], input: Data(), saying: ["No audio arrived on standard input"])
         try await expectFailure(["vad", clip, "--model", "/nonexistent/silero_vad.onnx"],
-                          saying: ["The Silero VAD model is missing: /nonexistent/silero_vad.onnx not found", "scripts/setup.sh"])
+                          saying: ["The Silero VAD model is missing: /nonexistent/silero_vad.onnx not found", "chorus models pull silero-vad"])
         // Another ONNX model where Silero should be.
         let encoder = ToneModels.folder + "/encoder_T80.onnx"
         try await expectFailure(["vad", clip, "--model", encoder],
