@@ -42,6 +42,8 @@ let package = Package(
         .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
         // Cloud providers are a product of their own, so an app importing ChorusStreaming pulls in no NIO.
         .library(name: "ChorusCloud", targets: ["ChorusCloud"]),
+        // Model downloads (AsyncHTTPClient, ZIPFoundation), a product of their own so ChorusModels stays Foundation-only.
+        .library(name: "ChorusHub", targets: ["ChorusHub"]),
         // Fakes and a manual clock for testing code that drives engines and providers.
         .library(name: "ChorusTesting", targets: ["ChorusTesting"]),
         // The engine registry, and the whole toolkit in one import.
@@ -93,6 +95,7 @@ let package = Package(
         .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
         .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+        .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, zip]),
 
         // The registry and the umbrella.
         .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice"]),
@@ -102,7 +105,7 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: ["ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", "ChorusHub", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -129,6 +132,7 @@ let package = Package(
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
+        .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
