@@ -9,8 +9,8 @@ struct Chorus: AsyncParsableCommand {
         abstract: "On-device speech: text to speech and speech to text, all local, on ONNX Runtime.",
         discussion: """
             Models live in \(ModelStore.current.root.path) ($CHORUS_MODELS if set, else \
-            $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models); scripts/setup.sh installs the \
-            default Kokoro and Piper voices there.
+            $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models); `chorus models pull NAME` installs \
+            one there, and scripts/setup.sh the defaults (Kokoro, Piper, Silero VAD, wetext).
             """,
         version: "0.1.0",
         subcommands: [
@@ -22,6 +22,7 @@ struct Chorus: AsyncParsableCommand {
             TranscribeCommand.self,
             TokenizeCommand.self,
             ServeCommand.self,
+            ModelsCommand.self,
         ]
     )
 }
