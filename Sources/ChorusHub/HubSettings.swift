@@ -40,7 +40,7 @@ public struct HubSettings: Sendable {
     }
 
     /// The settings `environment` describes; `home` is the user's home folder.
-    public init(environment: [String: String], home: URL = FileManager.default.homeDirectoryForCurrentUser) {
+    public init(environment: [String: String], home: URL = URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)) {
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
             ?? home.appendingPathComponent(".cache", isDirectory: true)
         let hfHome = environment["HF_HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -122,10 +122,13 @@ public actor ModelPuller {
         }
         let destination = store.folder(for: manifest)
         try? FileManager.default.removeItem(at: parts)
-        if FileManager.default.fileExists(atPath: destination.path) {
-            try Self.writing(destination.path) { try FileManager.default.removeItem(at: destination) }
-        }
+        // An old folder is renamed aside first, so at no moment does a half-deleted one sit at the
+        // destination: a kill between the two renames leaves no folder, never a broken one.
+        let old = store.root.appendingPathComponent(".\(manifest.id).old-\(UUID().uuidString)", isDirectory: true)
+        let replacing = FileManager.default.fileExists(atPath: destination.path)
+        if replacing, rename(destination.path, old.path) != 0 { throw HubError.writing(destination.path, errno: errno) }
         guard rename(staging.path, destination.path) == 0 else { throw HubError.writing(destination.path, errno: errno) }
+        if replacing { try? FileManager.default.removeItem(at: old) }
         return .installed(destination)
     }
 
