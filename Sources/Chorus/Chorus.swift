@@ -5,6 +5,7 @@
 @_exported import ChorusEngines
 @_exported import ChorusKokoro
 @_exported import ChorusModels
+@_exported import ChorusNeuTTS
 @_exported import ChorusONNX
 @_exported import ChorusPiper
 @_exported import ChorusRecognition

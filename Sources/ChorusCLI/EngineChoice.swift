@@ -6,7 +6,7 @@ import ChorusSpeech
 
 /// The engines the command can load, by their command-line names.
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
-    case kokoro, piper, cosyvoice
+    case kokoro, piper, cosyvoice, neutts
 
     /// The registry's engine of this name.
     var engine: Engine {
@@ -14,6 +14,7 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
         case .kokoro: .kokoro
         case .piper: .piper
         case .cosyvoice: .cosyvoice
+        case .neutts: .neutts
         }
     }
 
@@ -26,6 +27,8 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
                 throw ValidationError("--language applies to Kokoro; a Piper voice speaks the language it was trained on.")
             case .cosyvoice:
                 throw ValidationError("--language applies to Kokoro; CosyVoice speaks the text as its voice prompt leads it.")
+            case .neutts:
+                throw ValidationError("--language applies to Kokoro; a NeuTTS backbone reads the language its folder's neutts.json names.")
             }
         }
         return try await engine.load(from: model.map { URL(fileURLWithPath: $0) }, language: language)

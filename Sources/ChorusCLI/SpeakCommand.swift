@@ -2,6 +2,7 @@ import ArgumentParser
 import ChorusAudio
 import ChorusCosyVoice
 import ChorusModels
+import ChorusNeuTTS
 import Foundation
 import ChorusSpeech
 
@@ -60,7 +61,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let synthesizer = try await engineOptions.load()
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
-        if verbose, let cosyVoice = synthesizer as? CosyVoiceSynthesizer { Self.status(cosyVoice.textNormalizationNote + "\n") }
+        if verbose, let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
 
         let started = Date()
         let reportsProgress = verbose || text.count > 200
@@ -103,6 +104,20 @@ struct SpeakCommand: AsyncParsableCommand {
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ValidationError("Cannot write \(url.path): it is a folder.")
         }
+    }
+
+    /// What `-v` says about how the engine reads text: CosyVoice's text normalisation, NeuTTS's espeak-ng.
+    static func engineNote(_ synthesizer: any SpeechSynthesizer) -> String? {
+        if let cosyVoice = synthesizer as? CosyVoiceSynthesizer { return cosyVoice.textNormalizationNote }
+        if let neuTTS = synthesizer as? NeuTTSSynthesizer {
+            let espeak = neuTTS.phonemizer.espeak
+            var note = "phonemes: espeak-ng \(espeak.version) (data \(espeak.dataPath)), \(neuTTS.folder.language)"
+            if !espeak.version.hasPrefix("1.52") {
+                note += "; upstream NeuTTS uses 1.52.0.1: `scripts/setup.sh --espeak-1.52` installs it"
+            }
+            return note
+        }
+        return nil
     }
 
     static func status(_ message: String) {

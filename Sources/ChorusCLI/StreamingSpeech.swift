@@ -91,6 +91,7 @@ struct StreamingSpeech {
         }
         if options.baseURL != nil { throw ValidationError("--base-url applies to --provider; add one or leave it out.") }
         let synthesizer = try await engine.load()
+        if verbose, let note = SpeakCommand.engineNote(synthesizer) { SpeakCommand.status(note + "\n") }
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         return synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed)
     }

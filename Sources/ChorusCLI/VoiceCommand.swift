@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusCosyVoice
+import ChorusNeuTTS
 import Foundation
 import ChorusSpeech
 
@@ -22,6 +23,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
             Example:
               chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
               chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
+              chorus voice add --engine neutts --codes dave.npy --text "What the reference says." --id dave
               chorus voice add --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine-yue --dialect cantonese
 
             A voice with --dialect or --instruction is spoken as upstream's instruct mode: the model is told
@@ -30,11 +32,14 @@ struct VoiceAddCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The engine that clones: cosyvoice.")
+    @Option(help: "The engine that clones: cosyvoice, or neutts (a voice from NeuCodec reference codes).")
     var engine: EngineChoice = .cosyvoice
 
     @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
-    var audio: String
+    var audio: String?
+
+    @Option(help: ArgumentHelp("NeuTTS only: the reference's NeuCodec codes as a .npy of integers (50 a second).", valueName: "codes.npy"))
+    var codes: String?
 
     @Option(help: """
         What the clip says, word for word. Without it the voice speaks only in the cross-lingual mode \
@@ -77,9 +82,12 @@ struct VoiceAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if engine == .neutts { return try addNeuTTSVoice() }
         guard engine == .cosyvoice else {
-            throw ValidationError("Only cosyvoice clones voices; \(engine.rawValue) has its own fixed voices.")
+            throw ValidationError("Only cosyvoice and neutts clone voices; \(engine.rawValue) has its own fixed voices.")
         }
+        if codes != nil { throw ValidationError("--codes applies to --engine neutts; CosyVoice takes --audio.") }
+        guard let audio else { throw ValidationError("Give the clip with --audio FILE.wav.") }
         let dialect = self.dialect.flatMap(Dialect.init(name:))
         let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
         let voices = CosyVoiceSynthesizer.voicesFolder(of: folder)
@@ -94,6 +102,29 @@ struct VoiceAddCommand: AsyncParsableCommand {
                                            instruction: dialect?.instruction ?? instruction,
                                            to: voices, replacing: replace)
         print("added voice \(id): \(prompt.speechTokens.count) tokens (\(summary)) in \(written.path)")
+    }
+}
+
+extension VoiceAddCommand {
+    /// A NeuTTS voice: its reference codes (from --codes) and transcript, stored in the model folder's voices.
+    func addNeuTTSVoice() throws {
+        guard dialect == nil, instruction == nil else { throw ValidationError("--dialect and --instruction apply to CosyVoice.") }
+        guard let text else { throw ValidationError("NeuTTS reads the reference's transcript; add --text with what it says.") }
+        let folder = try NeuTTSModelFolder(url: model.map { URL(fileURLWithPath: $0) } ?? NeuTTSSynthesizer.defaultFolder)
+        let referenceCodes: [Int]
+        switch (codes, audio) {
+        case (let codes?, nil):
+            referenceCodes = try NeuTTSVoice.codes(npy: URL(fileURLWithPath: codes))
+        case (nil, _?):
+            guard folder.hasEncoder else { throw NeuTTSError.noEncoder(folder: folder.url.path) }
+            throw ValidationError("Chorus does not run a NeuCodec encoder yet; add the voice from its codes with --codes CODES.npy.")
+        default:
+            throw ValidationError("Give the reference as --codes CODES.npy (or --audio with an encoder), not both or neither.")
+        }
+        let voice = try NeuTTSVoice(codes: referenceCodes, transcript: text)
+        let written = try voice.write(id: id, to: folder.voices, replacing: replace)
+        print(String(format: "added voice %@: %d codes (%.1f s) in %@", id, referenceCodes.count,
+                     Double(referenceCodes.count) / 50, written.path))
     }
 }
 

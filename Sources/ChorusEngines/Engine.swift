@@ -1,6 +1,7 @@
 import ChorusCosyVoice
 import ChorusKokoro
 import ChorusModels
+import ChorusNeuTTS
 import ChorusONNX
 import ChorusPiper
 import ChorusSpeech
@@ -36,6 +37,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         switch id {
         case "kokoro": KokoroSynthesizer.manifest
         case "piper": PiperSynthesizer.manifest
+        case "neutts": NeuTTSSynthesizer.manifest
         default: CosyVoiceSynthesizer.manifest
         }
     }
@@ -107,8 +109,17 @@ extension Engine {
         try CosyVoiceSynthesizer(folder: model)
     }
 
+    /// NeuTTS Nano / Air: 24 kHz, phoneme prompt, a voice is its NeuCodec reference codes and transcript.
+    public static let neutts = Engine(
+        id: "neutts", name: "NeuTTS Nano / Air", sampleRate: 24_000, capabilities: [.streaming],
+        defaultModel: NeuTTSSynthesizer.defaultFolder, modelDescription: "a NeuTTS model folder",
+        voiceLister: { model in try NeuTTSSynthesizer.installedVoices(folder: model) }
+    ) { model, _ in
+        try NeuTTSSynthesizer(folder: model)
+    }
+
     /// Every engine, the default first.
-    public static let all: [Engine] = [.kokoro, .piper, .cosyvoice]
+    public static let all: [Engine] = [.kokoro, .piper, .cosyvoice, .neutts]
 
     /// The engine called `id`; throws naming the known ones otherwise.
     public static func named(_ id: String) throws -> Engine {

@@ -32,13 +32,13 @@ public struct Backbone: SpeechTokenGenerator, Sendable {
     public let keyValueHeads: Int, headSize: Int
     /// The token that ends generation.
     public let stopToken: Int
-    public var sampling: Sampling
+    public var sampling: NeuTTSSampling
     public var tokensPerSecond: Int { 50 }
     let pastNames: [String], presentNames: [String]
     let cachePool = KVCachePool()
 
     /// The stage over a loaded backbone `session`; throws naming the file when its interface is not the usual one.
-    public init(session: InferenceSession, stopToken: Int, sampling: Sampling = .upstream) throws {
+    public init(session: InferenceSession, stopToken: Int, sampling: NeuTTSSampling = .upstream) throws {
         self.session = session
         self.stopToken = stopToken
         self.sampling = sampling

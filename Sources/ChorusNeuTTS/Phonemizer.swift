@@ -13,7 +13,8 @@ public struct NeuTTSPhonemizer: Sendable {
 
     /// The espeak-ng language code the text is read in.
     public let language: String
-    let espeak: EspeakPhonemizer
+    /// The espeak-ng instance it reads through (its `version` and `dataPath` say which build).
+    public let espeak: EspeakPhonemizer
 
     /// A phonemizer for `language` (an espeak-ng code, e.g. "en-us").
     public init(language: String, espeak: EspeakPhonemizer? = nil) throws {

@@ -1,7 +1,7 @@
 import ChorusGeneration
 
 /// How the backbone's next token is drawn; each case is a list of ChorusGeneration's sampling steps.
-public enum Sampling: Sendable, Equatable {
+public enum NeuTTSSampling: Sendable, Equatable {
     /// upstream's PyTorch path (`NeuTTS._infer_torch`: Hugging Face `generate` with do_sample): the stop
     /// token masked until `minimumTokens` tokens exist, then temperature, then top-k.
     case torch(temperature: Float, topK: Int, minimumTokens: Int)
@@ -12,9 +12,9 @@ public enum Sampling: Sendable, Equatable {
     case greedy
 
     /// upstream's default: the PyTorch path with temperature 1, top-k 50 and 50 tokens at least.
-    public static let upstream = Sampling.torch(temperature: 1, topK: 50, minimumTokens: 50)
+    public static let upstream = NeuTTSSampling.torch(temperature: 1, topK: 50, minimumTokens: 50)
     /// The GGUF path with neutts' and llama.cpp's defaults.
-    public static let ggufDefaults = Sampling.gguf(temperature: 1, topK: 50, topP: 0.95, minP: 0.05)
+    public static let ggufDefaults = NeuTTSSampling.gguf(temperature: 1, topK: 50, topP: 0.95, minP: 0.05)
 
     /// The steps that draw one token, `stopToken` ending generation.
     public func steps(stopToken: Int) -> [any SamplingStep] {

@@ -49,14 +49,12 @@ enum TestResources {
         var languages: [String: [[String]]]
     }
 
-    /// The phoneme goldens made with the espeak-ng release `version` ("1.52.0.1", "1.51") is, if any.
+    /// The phoneme goldens made with espeak-ng `version` exactly ("1.52.0.1" as the neutts wheel bundles,
+    /// "1.52.0" as espeakng-loader does, "1.51" as Debian 12 has), if any: the releases phonemize differently.
     static func phonemes(forEspeak version: String) throws -> Phonemes? {
-        let release = version.split(separator: ".").prefix(2).joined(separator: ".")
-        let files = try FileManager.default.contentsOfDirectory(atPath: golden.path).filter { $0.hasPrefix("phonemes-") }
-        guard let file = files.first(where: { $0.dropFirst("phonemes-".count).hasPrefix(release + ".") || $0 == "phonemes-\(release).json" }) else {
-            return nil
-        }
-        return try JSONDecoder().decode(Phonemes.self, from: Data(contentsOf: golden.appendingPathComponent(file)))
+        let url = golden.appendingPathComponent("phonemes-\(version).json")
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try JSONDecoder().decode(Phonemes.self, from: Data(contentsOf: url))
     }
 
     static func promptBuilder() throws -> PromptBuilder {

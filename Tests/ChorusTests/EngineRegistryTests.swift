@@ -6,14 +6,14 @@ import Testing
     static let cosyVoiceModel = ReadmeExampleTests.tests.appendingPathComponent("ChorusCosyVoiceTests/Resources/model")
 
     @Test func enginesAreFoundByIdWithTheirRatesAndCapabilities() throws {
-        #expect(Engine.all.map(\.id) == ["kokoro", "piper", "cosyvoice"])
+        #expect(Engine.all.map(\.id) == ["kokoro", "piper", "cosyvoice", "neutts"])
         #expect(try Engine.named("Piper").sampleRate == 22_050)
         #expect(Engine.cosyvoice.capabilities.contains(.voiceCloning))
         #expect(!Engine.kokoro.capabilities.contains(.voiceCloning))
         #expect(Engine.kokoro.capabilities.contains(.languageSelection))
         #expect(Engine.piper.manifest == PiperSynthesizer.manifest)
         #expect(Engine.cosyvoice.manifest.files.contains { $0.names.contains("llm_decoder_fp16.onnx") })
-        #expect(throws: EngineError.unknownEngine("nope", known: ["kokoro", "piper", "cosyvoice"])) { try Engine.named("nope") }
+        #expect(throws: EngineError.unknownEngine("nope", known: ["kokoro", "piper", "cosyvoice", "neutts"])) { try Engine.named("nope") }
         #expect("\(EngineError.unknownEngine("nope", known: ["kokoro", "piper"]))"
             == "There is no engine called 'nope'; use one of kokoro, piper.")
     }

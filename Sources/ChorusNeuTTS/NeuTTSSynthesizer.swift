@@ -1,0 +1,130 @@
+import ChorusModels
+import ChorusONNX
+import ChorusSpeech
+import ChorusText
+import Foundation
+
+/// NeuTTS Nano / Air as upstream neutts 1.4.1 runs it: phonemes of the voice's transcript and of the text,
+/// upstream's prompt with the voice's reference codes, the backbone's speech tokens, NeuCodec to 24 kHz.
+///
+/// Each request is spoken whole as upstream's `infer` does (one prompt, up to 2048 tokens with the
+/// reference); `stream` yields upstream's streamed chunks (25 codes each) as the backbone draws them.
+/// Every model run happens on the inference executor.
+public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
+    /// How generation is drawn.
+    public struct Configuration: Sendable {
+        public var sampling: NeuTTSSampling
+        /// The seed of each request's draws (upstream seeds torch per call).
+        public var seed: UInt64
+        /// Whether `stream` yields upstream's 25-code chunks as tokens arrive (otherwise one chunk a request).
+        public var streams: Bool
+
+        public init(sampling: NeuTTSSampling = .upstream, seed: UInt64 = 0, streams: Bool = true) {
+            self.sampling = sampling
+            self.seed = seed
+            self.streams = streams
+        }
+    }
+
+    public let engineName = "neutts"
+    public let sampleRate = CodecDecoder.sampleRate
+    public let folder: NeuTTSModelFolder
+    public let configuration: Configuration
+    public let phonemizer: NeuTTSPhonemizer
+    public let prompt: PromptBuilder
+    public let backbone: Backbone
+    public let codec: CodecDecoder
+    private let runLimit = RunLimit(maximum: 1)
+    private let lock = NSLock()
+    private var loadedVoices: [String: NeuTTSVoice] = [:]
+
+    /// The default model folder: `<models root>/neutts` (see `ModelStore`).
+    public static var defaultFolder: URL { ModelStore.current.folder(for: manifest) }
+
+    /// The voices installed for the model folder `folder` (the default one when nil), without loading models.
+    public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
+        let models = try NeuTTSModelFolder(url: folder ?? defaultFolder)
+        return NeuTTSVoice.installed(in: models.voices, language: models.language)
+    }
+
+    /// Loads the model folder `folder` (the default one when nil).
+    public init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
+        let models = try NeuTTSModelFolder(url: folder ?? Self.defaultFolder)
+        self.folder = models
+        self.configuration = configuration
+        phonemizer = try NeuTTSPhonemizer(language: models.language)
+        let tokenizerPath = models.path(NeuTTSModelFolder.tokenizer)
+        prompt = try PromptBuilder(tokenizer: BPETokenizer(tokenizerJSON: URL(fileURLWithPath: tokenizerPath)), source: tokenizerPath)
+        backbone = try Backbone(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.backbone)),
+                                stopToken: prompt.stopToken, sampling: configuration.sampling)
+        codec = try CodecDecoder(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.decoder)))
+    }
+
+    public var voices: [Voice] { NeuTTSVoice.installed(in: folder.voices, language: folder.language) }
+
+    /// The stored voice `id` (the first installed one when nil).
+    public func neuTTSVoice(_ reference: VoiceReference?) throws -> NeuTTSVoice {
+        let voice = try self.voice(reference)
+        if case .cloned(let cloned)? = reference, let conditioning = cloned.conditioning as? NeuTTSVoice { return conditioning }
+        if let cached = lock.withLock({ loadedVoices[voice.id] }) { return cached }
+        let loaded = try NeuTTSVoice(folder: folder.voices.appendingPathComponent(voice.id, isDirectory: true))
+        lock.withLock { loadedVoices[voice.id] = loaded }
+        return loaded
+    }
+
+    /// The prompt ids of `text` in `voice`.
+    public func promptIDs(text: String, voice: NeuTTSVoice) throws -> [Int] {
+        try prompt.ids(referencePhonemes: phonemizer.phonemes(for: voice.transcript),
+                       textPhonemes: phonemizer.phonemes(for: text), referenceCodes: voice.codes)
+    }
+
+    /// `text` spoken in `voice` as upstream `infer` does: the generated codes decoded at once.
+    public func speak(_ text: String, voice: NeuTTSVoice) throws -> [Float] {
+        let tokens = try backbone.generate(.init(ids: promptIDs(text: text, voice: voice), seed: configuration.seed)) { _ in
+            try InferenceExecutor.checkCancellation()
+        }
+        let codes = prompt.codes(in: tokens)
+        guard !codes.isEmpty else { throw NeuTTSError.noSpeechCodes }
+        return try codec.decode(codes)
+    }
+
+    /// `text` spoken in `voice` as upstream's streaming path does, `onChunk` called with each piece.
+    public func speakStreaming(_ text: String, voice: NeuTTSVoice, onChunk: ([Float]) throws -> Void) throws {
+        var streaming = TokenStreaming(decoder: StreamingCodecDecoder(codec: codec, referenceCodes: voice.codes),
+                                       schedule: StreamingCodecDecoder.schedule)
+        let prompt = self.prompt
+        _ = try backbone.generate(.init(ids: promptIDs(text: text, voice: voice), seed: configuration.seed)) { token in
+            try InferenceExecutor.checkCancellation()
+            guard let code = prompt.code(of: token) else { return }
+            let audio = try streaming.add(code)
+            if !audio.isEmpty { try onChunk(audio) }
+        }
+        guard !streaming.tokens.isEmpty else { throw NeuTTSError.noSpeechCodes }
+        let rest = try streaming.finish()
+        if !rest.isEmpty { try onChunk(rest) }
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SpeechError.emptyText }
+                    guard request.speed == 1 else { throw SpeechError.invalidSpeed(request.speed) }
+                    let voice = try neuTTSVoice(request.voice)
+                    let (text, rate, streams) = (request.text, sampleRate, configuration.streams)
+                    try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                        if streams {
+                            try speakStreaming(text, voice: voice) { continuation.yield(AudioChunk(samples: $0, sampleRate: rate, text: text)) }
+                        } else {
+                            continuation.yield(AudioChunk(samples: try speak(text, voice: voice), sampleRate: rate, text: text))
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
