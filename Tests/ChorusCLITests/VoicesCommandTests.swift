@@ -41,6 +41,13 @@ import Testing
             try Data(count: 16).write(to: voice.appendingPathComponent(file))
         }
         try Data(#"{"language": "en", "gender": "female"}"#.utf8).write(to: voice.appendingPathComponent("voice.json"))
+        // NeuTTS: garbage models, one voice of codes and transcript.
+        let neutts = root.appendingPathComponent("neutts")
+        let neuttsVoice = neutts.appendingPathComponent("voices/dave")
+        try FileManager.default.createDirectory(at: neuttsVoice, withIntermediateDirectories: true)
+        for name in ["backbone.onnx", "tokenizer.json", "decoder.onnx"] { try garbage.write(to: neutts.appendingPathComponent(name)) }
+        try Data(count: 16).write(to: neuttsVoice.appendingPathComponent("codes.npy"))
+        try Data("Hello.".utf8).write(to: neuttsVoice.appendingPathComponent("transcript.txt"))
         return root
     }
 
@@ -54,13 +61,14 @@ import Testing
         #expect(listed.standardError.isEmpty, "\(listed.standardError)")
         let rows = listed.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(rows.contains(["cosyvoice", "fox", "en", "female"]), "\(listed.standardOutput)")
+        #expect(rows.contains(["neutts", "dave", "en-us", "unknown"]), "\(listed.standardOutput)")
 
         // The Kokoro and Piper lines are those of the real install (widths aside: each table pads to its longest cell).
         let real = try await ChorusProcess.running(["voices", "--json"])
         let corrupt = try await ChorusProcess.running(["voices", "--json"], environment: environment)
         let realVoices = try JSONSerialization.jsonObject(with: Data(real.standardOutput.utf8)) as? [[String: String]] ?? []
         let corruptVoices = try JSONSerialization.jsonObject(with: Data(corrupt.standardOutput.utf8)) as? [[String: String]] ?? []
-        let phonemeEngines = { (voices: [[String: String]]) in voices.filter { $0["engine"] != "cosyvoice" } }
+        let phonemeEngines = { (voices: [[String: String]]) in voices.filter { !["cosyvoice", "neutts"].contains($0["engine"]) } }
         #expect(!phonemeEngines(realVoices).isEmpty)
         #expect(phonemeEngines(corruptVoices) == phonemeEngines(realVoices))
 
