@@ -93,12 +93,13 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--case", default="short")
+    parser.add_argument("--binary", default=str(ROOT / ".build" / "release" / "NeuTTSBench"))
     args = parser.parse_args()
     model = RESOURCES / "model"
     case = json.load(open(RESOURCES / "golden" / f"{args.case}.json"))
     reference = np.fromfile(RESOURCES / "golden" / f"{args.case}-ref.i32", dtype=np.int32).tolist()
 
-    swift = subprocess.run([str(ROOT / ".build" / "release" / "NeuTTSBench"), "--model", str(model),
+    swift = subprocess.run([args.binary, "--model", str(model),
                             "--case", str(RESOURCES / "golden" / f"{args.case}.json"),
                             "--reference", str(RESOURCES / "golden" / f"{args.case}-ref.i32"),
                             "--threads", str(args.threads), "--runs", str(args.runs)],
