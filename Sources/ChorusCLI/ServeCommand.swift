@@ -8,9 +8,10 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve OpenAI-compatible speech (POST /v1/audio/speech) from the local engines.",
         discussion: """
-            Routes: POST /v1/audio/speech (model = engine id, input, voice, speed, response_format wav or pcm, \
-            stream_format audio or sse), GET /v1/models, GET /v1/audio/voices, GET /health. Engines load on \
-            first use. Stop with Ctrl-C or SIGTERM: requests in flight finish first.
+            The web playground is at / (speak, history, cloning, transcription). Routes: POST /v1/audio/speech \
+            (model = engine id, input, voice, speed, response_format wav or pcm, stream_format audio or sse), \
+            GET /v1/models, GET|POST /v1/audio/voices, POST /v1/audio/transcriptions, GET /health, GET /metrics. \
+            Engines load on first use. Stop with Ctrl-C or SIGTERM: requests in flight finish first.
 
             Example:
               chorus serve --port 8880
@@ -38,18 +39,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve only these engines (repeat the option); the first is what OpenAI model names mean.")
     var engine: [EngineChoice] = []
 
+    @Option(help: ArgumentHelp("Where the web playground keeps its history (history.sqlite; default: playground in the model folder).",
+                               valueName: "folder"))
+    var historyFolder: String?
+
+    @Flag(help: "Keep no playground history.")
+    var noHistory = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxText > 0 else { throw ValidationError("--max-text must be 1 or more.") }
         guard queue > 0 else { throw ValidationError("--queue must be 1 or more.") }
         if let apiKey, BearerKey(apiKey) == nil { throw ValidationError("--api-key is empty; give a key or leave the option out.") }
+        if noHistory, historyFolder != nil { throw ValidationError("--no-history and --history-folder contradict each other; give one.") }
     }
 
     func run() async throws {
         let key = (apiKey ?? ProcessInfo.processInfo.environment["CHORUS_API_KEY"]).flatMap(BearerKey.init)
         let engines = engine.isEmpty ? ServedEngine.registry : engine.map { ServedEngine($0.engine) }
         let configuration = ServerConfiguration(host: host, port: port, apiKey: key,
-                                                maximumTextCharacters: maxText, queueLimit: queue)
+                                                maximumTextCharacters: maxText, queueLimit: queue,
+                                                historyFolder: noHistory ? nil : historyFolder.map { URL(fileURLWithPath: $0) }
+                                                    ?? ServerConfiguration.defaultHistoryFolder)
         FileHandle.standardError.write(Data("""
             chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\
             \(key == nil ? "" : "; API key required"))\n

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// With a key configured, API routes answer only requests that carry it as a bearer token. The
 /// header's value is compared in constant time and never logged; the page, its files and `/health`
-/// stay open so a browser can load the page and a balancer can probe.
+/// stay open so a browser can load the page (which then asks for the key) and a balancer can probe.
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     let key: BearerKey?
 
@@ -13,6 +13,6 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func isProtected(_ path: String) -> Bool {
-        path.hasPrefix("/v1/") || path == "/v1" || path == "/metrics"
+        path.hasPrefix("/v1/") || path == "/v1" || path == "/metrics" || path.hasPrefix("/playground/")
     }
 }

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 
 /// How a `SpeechServer` listens and what it accepts.
@@ -16,10 +17,16 @@ public struct ServerConfiguration: Sendable {
     public var maximumTextCharacters: Int
     /// Requests one engine holds at once, running or waiting; the next gets 429.
     public var queueLimit: Int
+    /// Where the playground keeps its history (`history.sqlite`); nil keeps none.
+    public var historyFolder: URL?
+
+    /// The history folder by default: `playground` in the model folder.
+    public static var defaultHistoryFolder: URL { ModelStore.current.root.appendingPathComponent("playground", isDirectory: true) }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8880, apiKey: BearerKey? = nil, maximumBodyBytes: Int = 64 << 10,
-        maximumUploadBytes: Int = 25 << 20, maximumTextCharacters: Int = 4_096, queueLimit: Int = 8
+        maximumUploadBytes: Int = 25 << 20, maximumTextCharacters: Int = 4_096, queueLimit: Int = 8,
+        historyFolder: URL? = ServerConfiguration.defaultHistoryFolder
     ) {
         self.host = host
         self.port = port
@@ -28,6 +35,7 @@ public struct ServerConfiguration: Sendable {
         self.maximumUploadBytes = maximumUploadBytes
         self.maximumTextCharacters = maximumTextCharacters
         self.queueLimit = queueLimit
+        self.historyFolder = historyFolder
     }
 }
 

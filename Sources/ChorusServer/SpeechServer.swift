@@ -7,26 +7,32 @@ import UnixSignals
 
 /// Chorus as an OpenAI-compatible speech server: `POST /v1/audio/speech` streams audio from the
 /// local engines, with the models and voices listed, a bearer key, limits on bodies and text, and
-/// a bounded queue per engine.
+/// a bounded queue per engine; a web playground at `/` with its history in SQLite.
 ///
 /// It keeps no state about a client beyond one request, so several instances behind a load balancer
-/// serve the same API.
+/// serve the same API; what lasts (cloned voices, the playground's history) is files in the model
+/// folder, which instances on one machine share.
 public struct SpeechServer: Sendable {
     public let configuration: ServerConfiguration
     let engines: EngineCache
     let queue: AdmissionQueue
     let transcriber: TranscriberCache
+    let history: PlaygroundHistory?
+    let playgroundFiles: PlaygroundFiles
     let metrics = ServerMetrics()
     let logger: Logger
 
     /// - Parameter transcriber: loads the recogniser behind `/v1/audio/transcriptions` on its first request
     ///   (FastConformer from `$CHORUS_MODELS/fastconformer` by default).
+    /// - Parameter playgroundFolder: the web page's files (found beside the executable by default).
     public init(configuration: ServerConfiguration = ServerConfiguration(), engines: [ServedEngine] = ServedEngine.registry,
                 transcriber: @escaping @Sendable () async throws -> any SpeechTranscriber = { try FastConformerTranscriber() },
-                logger: Logger = Logger(label: "chorus.serve")) {
+                playgroundFolder: URL? = nil, logger: Logger = Logger(label: "chorus.serve")) {
         self.configuration = configuration
         self.engines = EngineCache(engines)
         self.transcriber = TranscriberCache(transcriber)
+        self.history = configuration.historyFolder.map { PlaygroundHistory(folder: $0) }
+        self.playgroundFiles = playgroundFolder.map { PlaygroundFiles(folder: $0) } ?? PlaygroundFiles()
         self.queue = AdmissionQueue(limit: configuration.queueLimit)
         self.logger = logger
     }
@@ -54,6 +60,14 @@ public struct SpeechServer: Sendable {
         router.delete("/v1/audio/voices/:id", use: voices.delete)
         let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber)
         router.post("/v1/audio/transcriptions", use: transcription.respond)
+        let playground = PlaygroundRoutes(configuration: configuration, engines: engines, history: history, files: playgroundFiles)
+        router.get("/", use: playground.page)
+        router.get("/playground.js", use: playground.script)
+        router.get("/playground.css", use: playground.style)
+        router.get("/playground/history", use: playground.list)
+        router.post("/playground/history", use: playground.add)
+        router.get("/playground/history/:id/audio", use: playground.audio)
+        router.delete("/playground/history/:id", use: playground.remove)
         return router
     }
 
@@ -72,7 +86,7 @@ public struct SpeechServer: Sendable {
         -> some ApplicationProtocol {
         Application(router: makeRouter(),
                     server: .http1WebSocketUpgrade(webSocketRouter: makeWebSocketRouter(),
-                                                   configuration: .init(maxFrameSize: 1 << 20)),
+                                                   configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
                     configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                          serverName: "chorus"),
                     onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
