@@ -547,6 +547,7 @@ function wire() {
     }
   });
   $('clone-record').addEventListener('click', () => toggleRecording($('clone-record'), 'clone-status', (wav) => {
+    $('clone-file').value = '';
     state.cloneClip = wav;
     preview('clone-preview', wav);
   }));
@@ -564,6 +565,7 @@ function wire() {
     }
   });
   $('transcribe-record').addEventListener('click', () => toggleRecording($('transcribe-record'), 'transcribe-status', (wav) => {
+    $('transcribe-file').value = '';
     state.transcribeClip = wav;
     preview('transcribe-preview', wav);
   }));
