@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusCloud", hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]
