@@ -113,7 +113,7 @@ def main():
                        ("vocoder", "vocoder (HiFT)"), ("whole", "whole utterance"),
                        ("firstChunkInTurn", "first chunk, in turn"), ("streamedInTurn", "streamed, in turn"),
                        ("firstChunk", "first chunk, overlap"), ("streamed", "streamed, overlap")):
-        # The reference streams with its stages in turn; Chorus's overlap (LLM thread) is set beside it.
+        # The reference streams with its stages in turn; Chorus's overlap (LLM in its own executor job) is set beside it.
         c, p = median(chorus["runs"], key), median(python, key.replace("InTurn", ""))
         in_run = {"llm": "llmInRun", "flow": "flowInRun", "vocoder": "vocoderInRun", "whole": "inRun",
                   "streamedInTurn": "streamInRun"}.get(key)
@@ -130,7 +130,7 @@ def main():
         steps = chorus["steps"]
         print(f"Chorus LLM per decode step ({steps} steps, 3 runs each): {1e6 * llm_in / steps:.1f} us in Run, "
               f"{1e6 * (llm - llm_in) / steps:.1f} us outside")
-    print(f"Chorus streamed with the LLM on its own thread / in turn: "
+    print(f"Chorus streamed with the LLM in its own job / in turn: "
           f"{median(chorus['runs'], 'streamed') / median(chorus['runs'], 'streamedInTurn'):.2f}")
     print(f"Chorus first chunk / whole: {median(chorus['runs'], 'firstChunk') / whole:.2f}; "
           f"RTF whole {whole / chorus['audioSeconds']:.3f}")

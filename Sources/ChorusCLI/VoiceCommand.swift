@@ -93,7 +93,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let voices = CosyVoiceSynthesizer.voicesFolder(of: folder)
         let id = try VoiceCatalog.checkedID(self.id, in: voices, replacing: replace)  // before any model work
         let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
-        let prompt = try VoiceExtractor(folder: folder).voice(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
+        let prompt = try VoiceExtractor(folder: folder).encode(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
         var summary = String(format: "%.1f s clip", prompt.duration)
         if let dialect { summary += ", \(dialect.rawValue)" }
         if text == nil, dialect == nil, instruction == nil { summary += ", no transcript: cross-lingual only" }

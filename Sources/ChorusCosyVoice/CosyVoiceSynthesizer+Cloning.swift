@@ -12,13 +12,18 @@ extension CosyVoiceSynthesizer: VoiceCloning {
     /// loads campplus.onnx and speech_tokenizer_v3.onnx from the model folder.
     public func cloneVoice(from clip: VoiceClip, id: String, language: String?) async throws -> ClonedVoice {
         guard let transcript = clip.transcript else { throw CosyVoiceError.emptyTranscript }
-        let prompt = try await InferenceExecutor.shared.run { [self] in
-            try catalog.extractor(folder: modelFolder).voice(samples: clip.samples, sampleRate: clip.sampleRate,
-                                                              transcript: transcript)
+        let prompt = try await configuration.executor.run { [self] in
+            try Self.encode(clip, transcript: transcript, with: catalog.extractor(folder: modelFolder))
         }
         let voice = Voice(id: id, engine: engineName, language: language ?? "und", gender: .unknown,
                           summary: "cloned from a \(String(format: "%.1f", clip.duration)) s clip")
         return ClonedVoice(voice: voice, conditioning: CosyVoiceConditioning(prompt: prompt))
+    }
+
+    /// `clip` through any voice encoder whose voices are CosyVoice prompts (the stage as the protocol drives it).
+    static func encode<Encoder: VoiceEncoder>(_ clip: VoiceClip, transcript: String?, with encoder: Encoder) throws -> VoicePrompt
+    where Encoder.EncodedVoice == VoicePrompt {
+        try encoder.encode(samples: clip.samples, sampleRate: clip.sampleRate, transcript: transcript)
     }
 
     /// Writes `voice` into the voices folder (see `VoiceCatalog`) and lists it; its id must be new.

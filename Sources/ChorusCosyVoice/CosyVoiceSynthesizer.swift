@@ -23,8 +23,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         /// too: the KV cache output grows every step, and the arena kept every size it had served
         /// (resident memory grew 3.5x the cache's own growth over 2,000 steps; without it, 1.07x).
         public var sessionOptions: SessionOptions
-        /// Whether streaming draws tokens on a thread of its own while the flow and the vocoder turn the
-        /// tokens so far into audio (upstream's `llm_job` thread); off, the LLM waits for each chunk's audio.
+        /// Whether streaming draws tokens in an executor job of its own while the flow and the vocoder turn the
+        /// tokens so far into audio in others (upstream's `llm_job` thread); off, the LLM waits for each chunk's audio.
         /// The audio is the same either way: chunks are cut at fixed token counts. Off by default: on this
         /// project's 2-core machine each stage's runs already take both cores, and overlapping them gained
         /// little (streamed in 0.94-1.00x the time on the generated models, two runs) while the first chunk
@@ -32,16 +32,20 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         public var overlapsStages: Bool
         /// Whether text goes through wetext's grammars first, as upstream does when wetext is installed.
         public var textNormalization: TextNormalization
+        /// The threads every model run of the engine goes to.
+        public var executor: InferenceExecutor
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
                     sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
-                    overlapsStages: Bool = false, textNormalization: TextNormalization = .automatic) {
+                    overlapsStages: Bool = false, textNormalization: TextNormalization = .automatic,
+                    executor: InferenceExecutor = .shared) {
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed
             self.sessionOptions = sessionOptions
             self.overlapsStages = overlapsStages
             self.textNormalization = textNormalization
+            self.executor = executor
         }
     }
 
@@ -88,8 +92,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
     let catalog: InstalledVoices
-    /// Pieces synthesised at once: one, since each already keeps the cores busy; concurrent requests
-    /// wait their turn, suspended.
+    /// Pieces synthesised at once: one, since each already keeps the cores busy (its LLM and decode jobs
+    /// together hold the one place); concurrent requests wait their turn, suspended.
     public let runLimit = RunLimit(maximum: 1)
     /// The folder the models were loaded from (voice cloning reads its campplus and speech tokenizer).
     public let modelFolder: URL
@@ -146,10 +150,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     public func synthesize(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
                            speed: Float = 1) throws -> Result {
         let prompt = voice.aligned()
-        var random = SeededRandom(seed: configuration.samplingSeed)
-        let sampled = try languageModel.generate(promptText: promptText, text: text,
-                                                 promptSpeech: usesPromptSpeech ? prompt.speechTokens : [],
-                                                 sampling: configuration.sampling, random: &random)
+        let sampled = try languageModel.generate(
+            request(promptText: promptText, text: text, promptSpeech: usesPromptSpeech ? prompt.speechTokens : []),
+            onToken: { _ in })
         let tokens = SilenceFilter.filter(sampled)
         var mel = try flow.mel(tokens: tokens, voice: prompt, noise: noise)
         if speed != 1 {
@@ -158,55 +161,35 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         return Result(sampledTokens: sampled, tokens: tokens, mel: mel, audio: try vocoder.audio(for: mel))
     }
 
+    /// The LLM request for these ids with the engine's sampling and seed.
+    func request(promptText: [Int], text: [Int], promptSpeech: [Int]) -> LanguageModel.Request {
+        LanguageModel.Request(promptText: promptText, text: text, promptSpeech: promptSpeech,
+                              sampling: configuration.sampling, seed: configuration.samplingSeed)
+    }
+
     /// Speaks token ids `text` in `voice` as upstream streaming does (see `TokenHopSchedule`), calling
     /// `onChunk` with each piece of audio as soon as it is ready; returns the tokens the flow read.
-    /// `promptText` and `usesPromptSpeech` are as for `synthesize`.
+    /// `promptText` and `usesPromptSpeech` are as for `synthesize`. The model runs are jobs on the
+    /// configuration's executor (the LLM in a job of its own beside the decoding with `overlapsStages`);
+    /// `onChunk` runs on the calling task, and cancelling it stops the run in progress.
     @discardableResult
     public func streamSynthesis(promptText: [Int], text: [Int], voice: VoicePrompt, usesPromptSpeech: Bool = true,
-                                onChunk: ([Float]) throws -> Void) throws -> [Int] {
+                                onChunk: ([Float]) throws -> Void) async throws -> [Int] {
         let prompt = voice.aligned()
-        let promptSpeech = usesPromptSpeech ? prompt.speechTokens : []
-        var stream = StreamingSynthesis(flow: flow, vocoder: vocoder, voice: prompt, noise: noise)
-        func add(_ token: Int) throws {
-            try Task.checkCancellation()
-            try InferenceExecutor.checkCancellation()
-            let audio = try stream.add(token)
-            if !audio.isEmpty { try onChunk(audio) }
-        }
-        if configuration.overlapsStages {
-            let relay = TokenRelay()
-            let (languageModel, sampling, seed) = (languageModel, configuration.sampling, configuration.samplingSeed)
-            let thread = Thread {
-                var random = SeededRandom(seed: seed)
-                do {
-                    try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
-                                               sampling: sampling, random: &random, onToken: relay.push)
-                    relay.finish()
-                } catch {
-                    relay.finish(throwing: error)
-                }
-            }
-            thread.name = "CosyVoice LLM"
-            thread.stackSize = 8 << 20
-            thread.start()
-            // However this ends (done, failed, cancelled), the LLM stops at its next token and is waited for.
-            defer {
-                relay.stop()
-                relay.waitUntilFinished()
-            }
-            var taken = 0
-            while let fresh = try relay.tokens(after: taken, isCancelled: { Task.isCancelled }) {
-                taken += fresh.count
-                for token in fresh { try add(token) }
-            }
-        } else {
-            var random = SeededRandom(seed: configuration.samplingSeed)
-            try languageModel.generate(promptText: promptText, text: text, promptSpeech: promptSpeech,
-                                       sampling: configuration.sampling, random: &random, onToken: add)
-        }
-        let rest = try stream.finish()
-        if !rest.isEmpty { try onChunk(rest) }
-        return stream.tokens
+        return try await stream(
+            languageModel, request: request(promptText: promptText, text: text,
+                                            promptSpeech: usesPromptSpeech ? prompt.speechTokens : []),
+            voice: prompt, onChunk: onChunk)
+    }
+
+    /// Streams the tokens `generator` draws for `request` in `voice` (aligned); the LLM stage is a parameter
+    /// so a test can stand in for it.
+    func stream<Generator: SpeechTokenGenerator & Sendable>(
+        _ generator: Generator, request: Generator.Prompt, voice: VoicePrompt, onChunk: ([Float]) throws -> Void
+    ) async throws -> [Int] where Generator.Prompt: Sendable {
+        try await StreamingSynthesis.stream(
+            generator, request: request, into: StreamingSynthesis(flow: flow, vocoder: vocoder, voice: voice, noise: noise),
+            overlapping: configuration.overlapsStages, executor: configuration.executor, onChunk: onChunk)
     }
 
     /// Longest piece of text the LLM reads at once (upstream `split_paragraph`'s token_max_n): tokens for
@@ -308,20 +291,22 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
                     let usesPromptSpeech = mode == .zeroShot && instruction == nil
                     for piece in pieces {
                         let text = try frontend.tokenizer.encode(piece)
-                        // Each piece is one job on the inference executor: its model loop never holds a
-                        // shared concurrency thread, and cancelling this task stops the run in progress.
-                        try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
-                            if request.speed == 1 {
-                                try streamSynthesis(promptText: prompt, text: text, voice: voice,
-                                                    usesPromptSpeech: usesPromptSpeech) { samples in
+                        // Every model run is a job on the inference executor: no model loop holds a shared
+                        // concurrency thread, and cancelling this task stops the run in progress.
+                        if request.speed == 1 {
+                            _ = try await runLimit.withPlace {
+                                try await streamSynthesis(promptText: prompt, text: text, voice: voice,
+                                                          usesPromptSpeech: usesPromptSpeech) { samples in
                                     continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
                                 }
-                            } else {
-                                // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                                let result = try synthesize(promptText: prompt, text: text, voice: voice,
-                                                            usesPromptSpeech: usesPromptSpeech, speed: request.speed)
-                                continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                             }
+                        } else {
+                            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                            let result = try await configuration.executor.run(limit: runLimit) { [self] in
+                                try synthesize(promptText: prompt, text: text, voice: voice,
+                                               usesPromptSpeech: usesPromptSpeech, speed: request.speed)
+                            }
+                            continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                         }
                     }
                     continuation.finish()

@@ -2,6 +2,7 @@ import Foundation
 import ChorusONNX
 import ChorusDSP
 import ChorusGeneration
+import ChorusSpeech
 
 /// Stage 1: text tokens and the voice's prompt speech tokens in, speech tokens (25 per second) out.
 ///
@@ -176,6 +177,37 @@ public struct LanguageModel: Sendable {
                 }
             }
         }
+    }
+}
+
+extension LanguageModel: SpeechTokenGenerator {
+    /// One generation: the ids of the prompt text (a transcript or an instruction after the default
+    /// instruction, or none), of the text to speak, the voice's prompt speech tokens (none for instruct2 and
+    /// cross-lingual), and how and from which seed the tokens are drawn.
+    public struct Request: Sendable, Equatable {
+        public var promptText: [Int]
+        public var text: [Int]
+        public var promptSpeech: [Int]
+        public var sampling: Sampling
+        public var seed: UInt64
+
+        public init(promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream, seed: UInt64 = 0) {
+            self.promptText = promptText
+            self.text = text
+            self.promptSpeech = promptSpeech
+            self.sampling = sampling
+            self.seed = seed
+        }
+    }
+
+    /// CosyVoice 3's speech tokens are 25 Hz.
+    public var tokensPerSecond: Int { 25 }
+
+    /// The tokens of `request`, drawn from a source seeded with its seed (so equal requests draw equally).
+    public func generate(_ request: Request, onToken: (Int) throws -> Void) throws -> [Int] {
+        var random = SeededRandom(seed: request.seed)
+        return try generate(promptText: request.promptText, text: request.text, promptSpeech: request.promptSpeech,
+                            sampling: request.sampling, random: &random, onToken: onToken)
     }
 }
 

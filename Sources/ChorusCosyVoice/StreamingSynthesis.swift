@@ -1,3 +1,4 @@
+import ChorusONNX
 import ChorusSpeech
 
 extension TokenHopSchedule {
@@ -15,7 +16,7 @@ extension TokenHopSchedule {
 /// Each chunk runs the flow over all tokens so far (the last three as lookahead only) and keeps the
 /// mel past the previous chunk; the vocoder then re-runs over all mel so far and only the samples
 /// past those already emitted are returned, as CosyVoice3Model.token2wav does, so chunks join without seams.
-public struct CosyVoiceTokenDecoder: SpeechTokenDecoder {
+public struct CosyVoiceTokenDecoder: SpeechTokenDecoder, Sendable {
     public let flow: FlowMatching
     public let vocoder: Vocoder
     public let voice: VoicePrompt
@@ -51,7 +52,7 @@ public struct CosyVoiceTokenDecoder: SpeechTokenDecoder {
 
 /// One streamed CosyVoice utterance: the LLM's tokens through upstream's silence filter, then the shared
 /// token streaming over `CosyVoiceTokenDecoder`.
-struct StreamingSynthesis {
+struct StreamingSynthesis: Sendable {
     private var filter = SilenceFilter()
     private var streaming: TokenStreaming<CosyVoiceTokenDecoder>
 
@@ -69,8 +70,113 @@ struct StreamingSynthesis {
         return try streaming.add(token)
     }
 
+    /// Adds one drawn token without decoding; returns whether a chunk is now ready for `decodeReadyChunks`.
+    mutating func append(_ token: Int) -> Bool {
+        if filter.admit(token) { streaming.append(token) }
+        return streaming.hasReadyChunk
+    }
+
+    /// The audio of every chunk the tokens so far complete.
+    mutating func decodeReadyChunks() throws -> [Float] {
+        try streaming.decodeReadyChunks()
+    }
+
     /// The audio of the remaining tokens.
     mutating func finish() throws -> [Float] {
         try streaming.finish()
+    }
+
+    /// Streams the tokens `generator` draws for `request` into audio, calling `onChunk` (on the calling task)
+    /// with each chunk; returns the tokens the flow read. Every model run is a job on `executor`.
+    ///
+    /// In turn (`overlapping` false), one job draws the tokens and decodes each chunk as it completes, so the
+    /// LLM waits for the flow and the vocoder. Overlapping, the LLM is one job that draws into a stream, as
+    /// upstream's `llm_job` thread does, while this task takes the tokens and runs each ready chunk's flow
+    /// and vocoder as a job of its own. No job ever waits for another (the LLM only appends to the stream;
+    /// this task, not a job, waits for tokens), so the executor cannot deadlock however few threads it has
+    /// or however many streams share it: with one thread, the LLM runs to its end and the chunks follow.
+    ///
+    /// The generator stops at its next token when the stream ends early: `onChunk` or a decode threw, or
+    /// this task was cancelled (which also raises the terminate flag of the run in progress, as for any
+    /// job). Either way the generator's job has ended before this returns or throws.
+    static func stream<Generator: SpeechTokenGenerator & Sendable>(
+        _ generator: Generator, request: Generator.Prompt, into decoding: StreamingSynthesis, overlapping: Bool,
+        executor: InferenceExecutor, onChunk: ([Float]) throws -> Void
+    ) async throws -> [Int] where Generator.Prompt: Sendable {
+        if overlapping {
+            return try await streamOverlapping(generator, request: request, into: decoding, executor: executor, onChunk: onChunk)
+        }
+        let (chunks, output) = AsyncThrowingStream<[Float], Error>.makeStream()
+        return try await withThrowingTaskGroup(of: [Int].self) { group in
+            group.addTask {
+                do {
+                    let tokens = try await executor.run { () throws -> [Int] in
+                        var decoding = decoding
+                        _ = try generator.generate(request) { token in
+                            try InferenceExecutor.checkCancellation()
+                            let audio = try decoding.add(token)
+                            if !audio.isEmpty, case .terminated = output.yield(audio) { throw CancellationError() }
+                        }
+                        let rest = try decoding.finish()
+                        if !rest.isEmpty { output.yield(rest) }
+                        return decoding.tokens
+                    }
+                    output.finish()
+                    return tokens
+                } catch {
+                    output.finish(throwing: error)
+                    throw error
+                }
+            }
+            for try await audio in chunks {
+                try onChunk(audio)
+                try Task.checkCancellation()
+            }
+            // A cancelled task's stream ends without an error; the job saw the same cancel.
+            try Task.checkCancellation()
+            guard let tokens = try await group.next() else { throw CancellationError() }
+            return tokens
+        }
+    }
+
+    private static func streamOverlapping<Generator: SpeechTokenGenerator & Sendable>(
+        _ generator: Generator, request: Generator.Prompt, into decoding: StreamingSynthesis,
+        executor: InferenceExecutor, onChunk: ([Float]) throws -> Void
+    ) async throws -> [Int] where Generator.Prompt: Sendable {
+        let (drawn, input) = AsyncThrowingStream<Int, Error>.makeStream()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    _ = try await executor.run {
+                        try generator.generate(request) { token in
+                            try InferenceExecutor.checkCancellation()
+                            if case .terminated = input.yield(token) { throw CancellationError() }
+                        }
+                    }
+                    input.finish()
+                } catch {
+                    // Seen by the loop below as the stream's error (or unseen, when the loop had already left).
+                    input.finish(throwing: error)
+                }
+            }
+            let state = Handoff(decoding)
+            for try await token in drawn {
+                guard state.value.append(token) else { continue }
+                let audio = try await executor.run { try state.value.decodeReadyChunks() }
+                if !audio.isEmpty { try onChunk(audio) }
+                try Task.checkCancellation()
+            }
+            try Task.checkCancellation()
+            let rest = try await executor.run { try state.value.finish() }
+            if !rest.isEmpty { try onChunk(rest) }
+            return state.value.tokens
+        }
+    }
+
+    /// The utterance's state handed between this task and the decode jobs it awaits one at a time, so it is
+    /// never touched from two threads at once (and no mel is copied per chunk, as a value passed in and out would be).
+    private final class Handoff: @unchecked Sendable {
+        var value: StreamingSynthesis
+        init(_ value: StreamingSynthesis) { self.value = value }
     }
 }

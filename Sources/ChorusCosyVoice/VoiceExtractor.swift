@@ -3,12 +3,13 @@ import ChorusDSP
 import ChorusModels
 import Foundation
 import ChorusONNX
+import ChorusSpeech
 
 /// Builds a `VoicePrompt` from a short clip and its exact transcript, as upstream's
 /// `CosyVoiceFrontEnd.frontend_zero_shot` does: the speaker embedding from CAMPPlus on a Kaldi fbank
 /// (mean-subtracted), the 25 Hz speech tokens from speech_tokenizer_v3 on a 128-bin Whisper log-mel,
 /// and the 24 kHz Matcha mel, cut so that mel frames = 2 x tokens.
-public struct VoiceExtractor: Sendable {
+public struct VoiceExtractor: VoiceEncoder, Sendable {
     /// The two extra ONNX files voice extraction needs (from FunAudioLLM/CosyVoice2-0.5B or Fun-CosyVoice3-0.5B).
     public static let files = ["campplus.onnx", "speech_tokenizer_v3.onnx"]
     /// Shortest clip accepted, in seconds; shorter clips give too few tokens to clone from.
@@ -17,6 +18,9 @@ public struct VoiceExtractor: Sendable {
     public static let maximumDuration = 30.0
     /// A clip whose loudest sample is below this is taken as silent.
     public static let silencePeak: Float = 1e-3
+
+    /// The rate the speech tokenizer and CAMPPlus read; the prompt mel is made from the clip at the vocoder's 24 kHz.
+    public var sampleRate: Int { 16_000 }
 
     let speakerEncoder: InferenceSession
     let speechTokenizer: InferenceSession
@@ -41,7 +45,7 @@ public struct VoiceExtractor: Sendable {
 
     /// The voice of mono `samples` at `sampleRate` saying `transcript`; with no transcript (nil) the voice
     /// speaks only cross-lingually (upstream `inference_cross_lingual` reads no transcript).
-    public func voice(samples: [Float], sampleRate: Int, transcript: String?) throws -> VoicePrompt {
+    public func encode(samples: [Float], sampleRate: Int, transcript: String?) throws -> VoicePrompt {
         let text = transcript?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if transcript != nil, text.isEmpty { throw CosyVoiceError.emptyTranscript }
         let duration = Double(samples.count) / Double(sampleRate)
@@ -59,7 +63,7 @@ public struct VoiceExtractor: Sendable {
         // speech tokenizer, CAMPPlus and the prompt mel learned from audio resampled that way, so the same
         // resampler keeps their top bins as upstream's (Chorus's sharper Resampler differed by up to 3
         // log units in the highest fbank bins and 7 in the Matcha mel above 7.3 kHz).
-        let at16k = try SincResampler(inputRate: sampleRate, outputRate: 16_000).resample(samples)
+        let at16k = try SincResampler(inputRate: sampleRate, outputRate: self.sampleRate).resample(samples)
         let at24k = try SincResampler(inputRate: sampleRate, outputRate: Vocoder.sampleRate).resample(samples)
         let tokens = try speechTokens(at16k)
         let embedding = try speakerEmbedding(at16k)

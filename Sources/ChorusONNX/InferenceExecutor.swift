@@ -133,6 +133,14 @@ public final class RunLimit: @unchecked Sendable {
     /// Jobs holding a place now.
     public var active: Int { lock.withLock { running } }
 
+    /// Runs `body` holding one place for all of it: for work made of several jobs that belong together
+    /// (one request whose stages run as overlapping jobs), which pass no limit to `run` themselves.
+    public func withPlace<T>(_ body: () async throws -> T) async throws -> T {
+        try await acquire()
+        defer { release() }
+        return try await body()
+    }
+
     func acquire() async throws {
         let id: UInt64 = lock.withLock {
             nextID += 1

@@ -62,13 +62,13 @@ import ChorusText
         #expect(again.audio == result.audio)
     }
 
-    /// With the LLM on its own thread beside the flow and vocoder, and with the stages in turn.
-    @Test(arguments: [true, false]) func streamsLikeTheReference(overlapsStages: Bool) throws {
+    /// With the LLM in an executor job of its own beside the flow and vocoder, and with the stages in turn.
+    @Test(arguments: [true, false]) func streamsLikeTheReference(overlapsStages: Bool) async throws {
         let golden = try TestResources.goldenCase()
         let engine = try synthesizer(golden, overlapsStages: overlapsStages)
         let voice = try VoicePrompt(contentsOf: TestResources.voice)
         var chunks: [[Float]] = []
-        let tokens = try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens,
+        let tokens = try await engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens,
                                                 voice: voice) { chunks.append($0) }
         #expect(tokens == golden.tokens)
         let expected = try JSONDecoder().decode([String: [Int]].self,
@@ -88,7 +88,7 @@ import ChorusText
         let voice = try VoicePrompt(contentsOf: TestResources.voice)
         let consumer = Task {
             var chunks = 0
-            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+            try await engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
                 chunks += 1
                 // The task cancels itself at its first chunk: a cancel that lands mid-stream, with no other
                 // task to wait for (blocking here for one could starve the shared test threads).
@@ -100,13 +100,13 @@ import ChorusText
 
         // A chunk callback that throws ends the stream with its error; the engine then streams in full again.
         struct Stop: Error {}
-        #expect(throws: Stop.self) {
-            try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
+        await #expect(throws: Stop.self) {
+            try await engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) { _ in
                 throw Stop()
             }
         }
         var samples = 0
-        try engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) {
+        try await engine.streamSynthesis(promptText: golden.promptTextTokens, text: golden.textTokens, voice: voice) {
             samples += $0.count
         }
         #expect(samples == (try TestResources.floats("stream.f32")).count)

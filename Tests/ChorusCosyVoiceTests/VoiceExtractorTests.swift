@@ -19,7 +19,7 @@ import Testing
 
     @Test func makesAlignedVoiceFromAClipOfAnyRate() throws {
         let extractor = try VoiceExtractor(folder: TestResources.models)
-        let voice = try extractor.voice(samples: Self.tone(seconds: 3, rate: 22_050), sampleRate: 22_050,
+        let voice = try extractor.encode(samples: Self.tone(seconds: 3, rate: 22_050), sampleRate: 22_050,
                                         transcript: "  希望你以后能够做的比我还好呦。 ")
         #expect(voice.speakerEmbedding.count == 192)
         #expect(voice.speechTokens.count == 75)        // 300 Whisper frames at 100 Hz -> 25 Hz
@@ -33,7 +33,7 @@ import Testing
     @Test func promptClipsAreResampledAsUpstreamsLoadWav() throws {
         let extractor = try VoiceExtractor(folder: TestResources.models)
         let clip = Self.tone(seconds: 3, rate: 22_050)
-        let voice = try extractor.voice(samples: clip, sampleRate: 22_050, transcript: "a")
+        let voice = try extractor.encode(samples: clip, sampleRate: 22_050, transcript: "a")
         let at16k = try SincResampler(inputRate: 22_050, outputRate: 16_000).resample(clip)
         let at24k = try SincResampler(inputRate: 22_050, outputRate: 24_000).resample(clip)
         let expected = VoicePrompt(speakerEmbedding: try extractor.speakerEmbedding(at16k),
@@ -47,16 +47,16 @@ import Testing
     @Test func refusesUnusableClips() throws {
         let extractor = try VoiceExtractor(folder: TestResources.models)
         #expect(throws: CosyVoiceError.emptyTranscript) {
-            try extractor.voice(samples: Self.tone(seconds: 2, rate: 16_000), sampleRate: 16_000, transcript: " \n")
+            try extractor.encode(samples: Self.tone(seconds: 2, rate: 16_000), sampleRate: 16_000, transcript: " \n")
         }
         #expect(throws: CosyVoiceError.clipTooShort(seconds: 0.5, minimum: 1)) {
-            try extractor.voice(samples: Self.tone(seconds: 0.5, rate: 16_000), sampleRate: 16_000, transcript: "hi")
+            try extractor.encode(samples: Self.tone(seconds: 0.5, rate: 16_000), sampleRate: 16_000, transcript: "hi")
         }
         #expect(throws: CosyVoiceError.clipTooLong(seconds: 31, maximum: 30)) {
-            try extractor.voice(samples: [Float](repeating: 0.1, count: 31 * 8_000), sampleRate: 8_000, transcript: "hi")
+            try extractor.encode(samples: [Float](repeating: 0.1, count: 31 * 8_000), sampleRate: 8_000, transcript: "hi")
         }
         #expect(throws: CosyVoiceError.clipSilent(peak: 0)) {
-            try extractor.voice(samples: [Float](repeating: 0, count: 32_000), sampleRate: 16_000, transcript: "hi")
+            try extractor.encode(samples: [Float](repeating: 0, count: 32_000), sampleRate: 16_000, transcript: "hi")
         }
     }
 
@@ -78,7 +78,7 @@ import Testing
         let transcript = "The quick brown fox jumps over the lazy dog."
         let speech = try await piper.synthesize(SynthesisRequest(text: transcript))
         let voice = try VoiceExtractor(folder: TestResources.models)
-            .voice(samples: speech, sampleRate: piper.sampleRate, transcript: transcript)
+            .encode(samples: speech, sampleRate: piper.sampleRate, transcript: transcript)
         let seconds = Double(speech.count) / Double(piper.sampleRate)
         #expect(abs(Double(voice.speechTokens.count) - seconds * 25) <= 2)
         #expect(voice.melFrames == 2 * voice.speechTokens.count)

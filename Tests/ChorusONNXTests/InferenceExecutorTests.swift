@@ -162,4 +162,29 @@ private final class Shared: @unchecked Sendable {
         try await InferenceExecutor.shared.run(limit: limit) { _ = shared.add("after") }
         #expect(shared.get("after") == 1)
     }
+
+    @Test func aPlaceHeldAcrossSeveralJobsKeepsOthersOut() async throws {
+        let limit = RunLimit(maximum: 1)
+        let shared = Shared()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    // Two jobs side by side under one place, as a request whose stages overlap.
+                    try await limit.withPlace {
+                        let now = shared.add("holders")
+                        if now > 1 { _ = shared.add("overlaps") }
+                        async let first: Void = InferenceExecutor.shared.run { usleep(3_000) }
+                        async let second: Void = InferenceExecutor.shared.run { usleep(3_000) }
+                        _ = try await (first, second)
+                        _ = shared.add("holders", -1)
+                        _ = shared.add("done")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(shared.get("done") == 3)
+        #expect(shared.get("overlaps") == 0)
+        #expect(limit.active == 0)
+    }
 }

@@ -16,7 +16,7 @@ struct Case: Decodable {
 struct Run: Encodable {
     var llm = 0.0, flow = 0.0, vocoder = 0.0, whole = 0.0, inRun = 0.0, runCalls = 0
     var llmInRun = 0.0, flowInRun = 0.0, vocoderInRun = 0.0
-    /// Streamed with the LLM on its own thread (the default), then with the stages in turn.
+    /// Streamed with the LLM in an executor job of its own beside the decoding, then with the stages in turn.
     var firstChunk = 0.0, streamed = 0.0
     var firstChunkInTurn = 0.0, streamedInTurn = 0.0, streamInRun = 0.0
 }
@@ -44,7 +44,7 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
-func measure() throws {
+func measure() async throws {
     let model = URL(fileURLWithPath: try option("--model"))
     let voiceFolder = URL(fileURLWithPath: try option("--voice"))
     let input = try JSONDecoder().decode(Case.self, from: Data(contentsOf: URL(fileURLWithPath: try option("--case"))))
@@ -65,10 +65,10 @@ func measure() throws {
     let clock = ContinuousClock()
     _ = try engine.synthesize(promptText: input.promptTextTokens, text: input.textTokens, voice: voice)  // warm-up
     _ = try inTurn.synthesize(promptText: input.promptTextTokens, text: input.textTokens, voice: voice)
-    func stream(_ engine: CosyVoiceSynthesizer) throws -> (first: Double, whole: Double) {
+    func stream(_ engine: CosyVoiceSynthesizer) async throws -> (first: Double, whole: Double) {
         let start = clock.now
         var first: Duration?
-        try engine.streamSynthesis(promptText: input.promptTextTokens, text: input.textTokens, voice: voice) { _ in
+        try await engine.streamSynthesis(promptText: input.promptTextTokens, text: input.textTokens, voice: voice) { _ in
             if first == nil { first = clock.now - start }
         }
         return (seconds(first ?? .zero), seconds(clock.now - start))
@@ -102,10 +102,10 @@ func measure() throws {
         report.tokens = tokens.count
         report.audioSeconds = Double(audio.count) / Double(Vocoder.sampleRate)
 
-        (run.firstChunk, run.streamed) = try stream(engine)
+        (run.firstChunk, run.streamed) = try await stream(engine)
         // Time in Run is summed over threads, so it is taken only with the stages in turn.
         runtime.resetStatistics()
-        (run.firstChunkInTurn, run.streamedInTurn) = try stream(inTurn)
+        (run.firstChunkInTurn, run.streamedInTurn) = try await stream(inTurn)
         run.streamInRun = seconds(runtime.statistics.duration)
         report.runs.append(run)
     }
@@ -158,7 +158,7 @@ do {
         try measureMemory(steps: steps)
         exit(0)
     }
-    try measure()
+    try await measure()
 } catch {
     FileHandle.standardError.write(Data("CosyVoiceBench: \(error)\n".utf8))
     exit(1)
