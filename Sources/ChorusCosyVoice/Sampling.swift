@@ -5,8 +5,8 @@ import ChorusGeneration
 /// ChorusGeneration's sampling steps (see `steps(minimumLength:)`).
 public enum Sampling: Sendable, Equatable {
     /// Repetition-aware sampling (VALL-E 2, upstream `ras_sampling`): a nucleus draw (top-p, at most
-    /// top-k), redrawn from the whole distribution when the token already occurs `window x tauR`
-    /// times or more among the last `window` tokens.
+    /// top-k), redrawn from the whole distribution without it when the token already occurs
+    /// `window x tauR` times or more among the last `window` tokens (upstream's "fix ras", February 2026).
     case repetitionAware(topP: Double, topK: Int, window: Int, tauR: Double)
     /// A draw among the `k` most likely tokens.
     case topK(Int)

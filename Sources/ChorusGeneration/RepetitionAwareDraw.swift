@@ -2,6 +2,12 @@
 /// (upstream's nucleus: `TopK` then `TopP(mass: .everyToken)` before this step), replaced by a draw over
 /// the whole vocabulary when the token already occurs `window x tauR` times or more among the last
 /// `window` tokens of the history.
+///
+/// The replacing draw gives the repeated token probability zero and renormalises the rest, as upstream
+/// does since its "fix ras" commit (February 2026: `weighted_scores[top_ids] = -inf` before
+/// `random_sampling`); before it the repeated token stayed in the distribution and was often drawn again.
+/// The logits are left as they are (the token's weight is only skipped), so a `RedrawStopTokens` trial
+/// after this one starts again from the step's whole distribution.
 public struct RepetitionAwareDraw: SamplingStep {
     public let window: Int
     public let tauR: Double
@@ -16,7 +22,7 @@ public struct RepetitionAwareDraw: SamplingStep {
         var repeats = 0
         for previous in state.history.suffix(window) where previous == token { repeats += 1 }
         if Double(repeats) >= Double(window) * tauR {
-            state.token = CategoricalDraw.drawAny(&state, excluding: -1)
+            state.token = CategoricalDraw.drawAny(&state, excluding: token)
         } else {
             state.token = token
         }

@@ -38,7 +38,9 @@ import Testing
         #expect(capped == [1, 3])
     }
 
-    @Test func repetitionRuleRedrawsFromTheWholeDistribution() {
+    /// upstream ras_sampling after "fix ras" (February 2026): when the nucleus draw repeats a token of the
+    /// last 10, its score is set to -inf and the token drawn again from every other token's probability.
+    @Test func rasRedrawsWithTheRepeatedTokenAtProbabilityZero() {
         // The nucleus holds only token 0 (0.9 >= 0.8 after one token).
         let probabilities = [0.9, 0.05, 0.05]
         let ras = Sampling.upstream
@@ -51,14 +53,18 @@ import Testing
         #expect(fresh == 0)
         #expect(random.next() == expected.next())
 
-        // Token 0 once in the window (>= 10 x 0.1): a second draw over all three tokens.
-        for _ in 0..<50 {
+        // Token 0 once in the window (>= 10 x 0.1): a second draw, over tokens 1 and 2 only; before the fix
+        // it was over all three, and 0 came back nine times in ten.
+        var redrawn = Set<Int>()
+        for _ in 0..<200 {
             var probe = random
             let token = ras.draw(logits: logits(probabilities), history: [2, 2, 0], random: &random)
             _ = probe.uniform()
-            #expect(token == probe.categorical(probabilities))
+            #expect(token == probe.categorical([0, 0.05, 0.05]))
             #expect(random.next() == probe.next())
+            redrawn.insert(token)
         }
+        #expect(redrawn == [1, 2])
     }
 
     @Test func greedyAndTopK() {
@@ -69,7 +75,8 @@ import Testing
         }
     }
 
-    /// upstream's RAS in float64 the plain way (full softmax, stable sort), as the Python reference draws.
+    /// upstream's RAS in float64 the plain way (full softmax, stable sort, the repeated token zeroed before
+    /// the full draw), as the Python reference draws.
     func float64Draw(_ logits: [Float], history: [Int], random: inout SeededRandom) -> Int {
         let top = Double(logits.max()!)
         let e = logits.map { exp(Double($0) - top) }
@@ -83,8 +90,10 @@ import Testing
             kept.append(index)
         }
         let token = kept[random.categorical(kept.map { p[$0] })]
-        if history.suffix(10).contains(token) { return random.categorical(p) }
-        return token
+        guard history.suffix(10).contains(token) else { return token }
+        var masked = p
+        masked[token] = 0
+        return random.categorical(masked)
     }
 
     @Test func drawsAsAFloat64SoftmaxDoes() {

@@ -111,18 +111,23 @@ func applied(_ steps: [any SamplingStep], to values: inout [Float], history: [In
         #expect(after.next() == random.next())
     }
 
-    @Test func repetitionAwareDrawFallsBackToEveryTokenWhenRepeated() throws {
+    /// upstream ras_sampling after "fix ras" (February 2026): the repeated token's score is set to -inf before
+    /// the draw over every token, so that draw never returns it.
+    @Test func rasSetsTheRepeatedTokensProbabilityToZeroBeforeTheFullDraw() throws {
         // The nucleus holds only token 0; it occurs once among the last 10 (>= 10 x 0.1), so a second
-        // uniform draws over all three tokens.
+        // uniform draws over tokens 1 and 2 only, renormalised.
         let probabilities = [0.9, 0.05, 0.05]
+        var drawn = Set<Int>()
         for seed in UInt64(0)..<40 {
             var values = logits(probabilities)
             let state = try applied([TopK(25), TopP(0.8, mass: .everyToken), RepetitionAwareDraw(window: 10, tauR: 0.1)],
                                     to: &values, history: [2, 2, 0], seed: seed)
             var probe = SeededRandom(seed: seed)
             _ = probe.uniform()
-            #expect(state.token == probe.categorical(probabilities))
+            #expect(state.token == probe.categorical([0, 0.05, 0.05]))
+            drawn.insert(state.token ?? -1)
         }
+        #expect(drawn == [1, 2], "token 0 holds 0.9 of the mass, yet it is never drawn again")
     }
 
     @Test func redrawStopTokensNeverEmitsAStopBeforeTheMinimum() throws {

@@ -12,7 +12,7 @@ files the Swift tests compare against (Tests/ChorusCosyVoiceTests/Resources/{voi
     python3 scripts/testdata/cosyvoice/reference.py
 
 Randomness is drawn from `SplitMix64` below, which Chorus implements identically
-(Sources/ChorusCosyVoice/SeededRandom.swift), so both sides make the same draws:
+(Sources/ChorusDSP/SeededRandom.swift), so both sides make the same draws:
   * uniform(): the top 53 bits of the next 64-bit output, times 2**-53, in [0, 1);
   * categorical(weights): r = uniform() * sum(weights) (summed in index order, float64), the first
     index whose running sum exceeds r;
@@ -139,16 +139,26 @@ def nucleus(probs, rng, top_p=0.8, top_k=25):
 
 
 def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
-    """upstream ras_sampling: nucleus draw; if it repeats >= win_size * tau_r times in the last win_size tokens, draw from all."""
+    """upstream ras_sampling (after "fix ras", February 2026): nucleus draw; if it repeats >= win_size * tau_r
+    times in the last win_size tokens, its score is set to -inf and the token is drawn again from the softmax
+    of all scores, so the repeated token cannot come back (its probability is zero, the rest renormalised).
+
+    Upstream writes the -inf into the step's scores in place; here each call masks a copy, so a redraw of a
+    stop id in `sample` starts again from the step's whole distribution (upstream main has no redraw loop;
+    see `sample`)."""
     top = nucleus(probs, rng)
     repeats = sum(1 for t in decoded[-win_size:] if t == top)
     if repeats >= win_size * tau_r:
-        top = rng.categorical(probs)
+        masked = list(probs)
+        masked[top] = 0.0
+        top = rng.categorical(masked)
     return top
 
 
 def sample(probs, decoded, rng, ignore_eos, max_trials=100):
-    """upstream sampling_ids: before min_len every stop id (>= 6561) is rejected and drawn again."""
+    """upstream sampling_ids before main: before min_len every stop id (>= 6561) is rejected and drawn again.
+    Upstream main masks only id 6561 before min_len, so 6562 (end of speech) can end an utterance early; an
+    open upstream pull request reports that as a bug, and Chorus keeps the older rule."""
     trials = 0
     while True:
         top = ras(probs, decoded, rng)
