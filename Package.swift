@@ -10,6 +10,7 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let webSocketClient = Target.Dependency.product(name: "WSClient", package: "swift-websocket")
@@ -20,6 +21,10 @@ let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 let hummingbirdWebSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+let grpcCore = Target.Dependency.product(name: "GRPCCore", package: "grpc-swift-2")
+let grpcTransport = Target.Dependency.product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport")
+let grpcProtobuf = Target.Dependency.product(name: "GRPCProtobuf", package: "grpc-swift-protobuf")
+let swiftProtobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
 let alsaOnLinux = Target.Dependency.target(name: "CChorusAlsa", condition: .when(platforms: [.linux]))
 
 let package = Package(
@@ -43,6 +48,8 @@ let package = Package(
         .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
         // Cloud providers are a product of their own, so an app importing ChorusStreaming pulls in no NIO.
         .library(name: "ChorusCloud", targets: ["ChorusCloud"]),
+        // Google Cloud Text-to-Speech over gRPC, apart from ChorusCloud so only its users build gRPC and protobuf.
+        .library(name: "ChorusGoogle", targets: ["ChorusGoogle"]),
         // Model downloads (AsyncHTTPClient, ZIPFoundation), a product of their own so ChorusModels stays Foundation-only.
         .library(name: "ChorusHub", targets: ["ChorusHub"]),
         // Fakes and a manual clock for testing code that drives engines and providers.
@@ -68,6 +75,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // System and C shims.
@@ -97,6 +108,7 @@ let package = Package(
         .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
         .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+        .target(name: "ChorusGoogle", dependencies: ["ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
         .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, zip]),
 
         // The registry and the umbrella.
@@ -107,7 +119,7 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: ["ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", "ChorusHub", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .executableTarget(name: "ChorusBench", dependencies: ["ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusONNX"]),
@@ -137,9 +149,10 @@ let package = Package(
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
+        .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusCloud", hummingbird, hummingbirdTesting]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import Foundation
 /// A cloud provider's secret key. It prints as `***`, so it cannot leak into logs or error
 /// messages, and text that came back from a server is scrubbed of it before it is shown.
 public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    let secret: String
+    package let secret: String
 
     public init(_ secret: String) {
         self.secret = secret
@@ -23,7 +23,7 @@ public struct APIKey: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     public var debugDescription: String { "APIKey(***)" }
 
     /// `text` with every occurrence of the key replaced by `***`.
-    func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         secret.isEmpty ? text : text.replacingOccurrences(of: secret, with: "***")
     }
 }

@@ -1,0 +1,120 @@
+import ChorusCloud
+import ChorusStreaming
+import Foundation
+@testable import ChorusGoogle
+import Testing
+
+/// Ten minutes of 24 kHz audio from a fake Google server ten times faster than the sink plays it,
+/// as ChorusCloud's BackpressureTests do for OpenAI and ElevenLabs: the provider must stop taking
+/// gRPC messages while the pipeline's buffer is full, so the server is held back by HTTP/2 flow
+/// control instead of the whole answer landing in memory.
+///
+/// The sink plays on `FastClock`, `sinkSpeed` times real time; the server sends at ten times that.
+/// What is asserted is order and completeness of every sample and how far the server got ahead of
+/// the sink (the pipeline's 3 s, one handoff piece, the flow-control window, gRPC's and the kernel's
+/// buffers); nothing about time. The process's RSS is printed for the report.
+@Suite struct GoogleBackpressureTests {
+    static let rate = 24_000
+    static let samples = 10 * 60 * rate
+    static let sinkSpeed = 100.0
+    static let maximumLead = samples / 2
+
+    @Test func messagesAreTakenOnlyAsFastAsTheyPlay() async throws {
+        let behaviour = Behaviour.flood(samples: Self.samples, samplesPerSecond: Double(Self.rate) * Self.sinkSpeed * 10)
+        try await withFakeGoogle(behaviour) { endpoint, recorder in
+            let provider = GoogleSpeechProvider(configuration: GoogleSpeechConfiguration(
+                credentials: .apiKey(APIKey(testKey)), voiceName: "en-US-Chirp3-HD-Charon", endpoint: endpoint))
+            let sink = FloodCheckingSink(recorder: recorder, speed: Self.sinkSpeed)
+            let controller = StreamingTTSController(provider: provider, sink: sink)
+            try await controller.speak("Ten minutes, please.")
+            let report = sink.result
+            #expect(report.checkedSamples == Self.samples)
+            #expect(report.firstMismatch == nil, "sample \(report.firstMismatch ?? 0) is not the one the server sent there")
+            #expect(report.maxLead < Self.maximumLead, "the server ran \(report.maxLead) samples ahead of the sink")
+            let statistics = await controller.statistics
+            #expect(statistics.maxBufferedSamples <= Self.rate * 31 / 10)
+            print("""
+                Google backpressure: \(Self.samples) samples (600 s) at \(Int(Self.sinkSpeed))x real time, server at \
+                \(Int(Self.sinkSpeed * 10))x; server lead at most \(report.maxLead) samples \
+                (\(report.maxLead * 2 / 1024) KiB, \(Double(report.maxLead) / Double(Self.rate)) s of audio); \
+                pipeline buffer at most \(statistics.maxBufferedSamples) samples; \
+                RSS \(report.rssKiB.min() ?? 0)-\(report.rssKiB.max() ?? 0) KiB over \(report.rssKiB.count) readings
+                """)
+        }
+    }
+}
+
+/// A clock `speed` times faster than `ContinuousClock`.
+struct FastClock: Clock {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    let speed: Double
+    let start = ContinuousClock.now
+
+    var now: Instant { Instant(offset: start.duration(to: .now) * speed) }
+    var minimumResolution: Duration { .zero }
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let wait = now.duration(to: deadline) / speed
+        if wait > .zero { try await Task.sleep(for: wait) } else { try Task.checkCancellation() }
+    }
+}
+
+/// Plays on a `ClockedNullSink` over a `FastClock` and checks every sample against `FloodVoice` as
+/// it is scheduled, noting how far the server had got ahead and the RSS once a second of audio.
+final class FloodCheckingSink: AudioSink {
+    struct Result: Sendable {
+        var checkedSamples = 0
+        var firstMismatch: Int?
+        var maxLead = 0
+        var rssKiB: [Int] = []
+    }
+
+    let name = "flood checking sink"
+    private let inner: ClockedNullSink<FastClock>
+    private let recorder: Recorder
+    private let state = Locked(Result())
+
+    init(recorder: Recorder, speed: Double) {
+        self.recorder = recorder
+        inner = ClockedNullSink(clock: FastClock(speed: speed))
+    }
+
+    var result: Result { state.withLock { $0 } }
+
+    func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
+        try await inner.open(for: source, configuration: configuration)
+    }
+
+    func schedule(_ samples: [Float], onPlayed: @escaping @Sendable () -> Void) async throws {
+        let sent = recorder.snapshot.sentAudioBytes / 2
+        state.withLock { result in
+            for (offset, sample) in samples.enumerated() where result.firstMismatch == nil {
+                let index = result.checkedSamples + offset
+                if sample != Float(FloodVoice.sample(index)) / 32768 { result.firstMismatch = index }
+            }
+            let before = result.checkedSamples
+            result.checkedSamples += samples.count
+            result.maxLead = max(result.maxLead, sent - result.checkedSamples)
+            if before / GoogleBackpressureTests.rate != result.checkedSamples / GoogleBackpressureTests.rate, let rss = residentKiB() {
+                result.rssKiB.append(rss)
+            }
+        }
+        try await inner.schedule(samples, onPlayed: onPlayed)
+    }
+
+    func play() async throws { try await inner.play() }
+    func finish() async throws { try await inner.finish() }
+    func stop() async { await inner.stop() }
+}
+
+/// The process's resident set in KiB, from /proc (nil where there is none).
+func residentKiB() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+}
