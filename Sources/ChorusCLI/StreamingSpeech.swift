@@ -20,13 +20,15 @@ struct StreamingSpeechOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Speak with a cloud service instead of a local engine: \(CloudProviderChoice.allCases.map(\.rawValue).joined(separator: ", ")) (implies --stream).",
         discussion: """
-            The key comes from OPENAI_API_KEY or ELEVENLABS_API_KEY. --voice and --model name the service's voice \
-            and model (ElevenLabs: a voice id). The service's root is --base-url, else OPENAI_BASE_URL or \
-            ELEVENLABS_BASE_URL, so the same command reaches a compatible server such as chorus serve.
+            The key comes from OPENAI_API_KEY or ELEVENLABS_API_KEY; Google's from GOOGLE_API_KEY, else an \
+            access token in GOOGLE_OAUTH_ACCESS_TOKEN. --voice and --model name the service's voice and model \
+            (ElevenLabs: a voice id; Google: a voice name such as en-US-Chirp3-HD-Charon, no model). The \
+            service's root is --base-url, else OPENAI_BASE_URL, ELEVENLABS_BASE_URL or GOOGLE_TTS_ENDPOINT, so \
+            the same command reaches a compatible server such as chorus serve or a local gRPC server.
             """))
     var provider: CloudProviderChoice?
 
-    @Option(help: ArgumentHelp("With --provider: the service's root URL (https://api.openai.com/v1, wss://api.elevenlabs.io).",
+    @Option(help: ArgumentHelp("With --provider: the service's root URL (https://api.openai.com/v1, wss://api.elevenlabs.io, https://texttospeech.googleapis.com).",
                                valueName: "url"))
     var baseURL: String?
 }
