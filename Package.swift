@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "ChorusPiper", targets: ["ChorusPiper"]),
         .library(name: "ChorusCosyVoice", targets: ["ChorusCosyVoice"]),
         .library(name: "ChorusNeuTTS", targets: ["ChorusNeuTTS"]),
+        .library(name: "ChorusChatterbox", targets: ["ChorusChatterbox"]),
         .library(name: "ChorusVAD", targets: ["ChorusVAD"]),
         .library(name: "ChorusRecognition", targets: ["ChorusRecognition"]),
         .library(name: "ChorusStreaming", targets: ["ChorusStreaming"]),
@@ -101,6 +102,7 @@ let package = Package(
         .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
         .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusNeuTTS", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusPhonemizer", "ChorusDSP", "ChorusText"]),
+        .target(name: "ChorusChatterbox", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusVAD", dependencies: ["ChorusModels", "ChorusONNX", "ChorusSpeech"]),
         .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
@@ -144,6 +146,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What can go wrong in the Chatterbox Turbo engine; each says what failed and what to do.
+public enum ChatterboxError: Error, Equatable, CustomStringConvertible, LocalizedError {
+    /// A graph's inputs or outputs are not the ones the engine drives.
+    case unexpectedModel(path: String, reason: String)
+    /// The tokenizer files and the embed_tokens id convention disagree.
+    case tokenizerConvention(path: String, reason: String)
+    /// A voice folder is missing a file or holds tensors of the wrong shape.
+    case invalidVoice(path: String, reason: String)
+    /// A voice clip is too short for upstream's conditioning.
+    case clipTooShort(seconds: Double)
+    /// The prompt and the longest generation do not fit the language model's positions.
+    case promptTooLong(tokens: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .unexpectedModel(let path, let reason):
+            "\(path) \(reason); use the four graphs of ResembleAI/chatterbox-turbo-ONNX (chorus models pull chatterbox)."
+        case .tokenizerConvention(let path, let reason):
+            "\(path) \(reason); use the tokenizer.json that came with the Chatterbox Turbo ONNX export."
+        case .invalidVoice(let path, let reason):
+            "The Chatterbox voice \(path) \(reason); add it again with chorus voice add --engine chatterbox --audio CLIP.wav."
+        case .clipTooShort(let seconds):
+            "The voice clip is \(String(format: "%.2f", seconds)) s long; Chatterbox needs more than 5 s of speech (5-10 s is best)."
+        case .promptTooLong(let tokens, let limit):
+            "The prompt is \(tokens) positions, leaving no room for speech within the language model's \(limit); use shorter text."
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,33 @@
+import ChorusModels
+import ChorusONNX
+import Foundation
+
+/// A Chatterbox Turbo model folder (`<models>/chatterbox-<variant>`): the export's four graphs under their
+/// plain names (`speech_encoder.onnx`, `embed_tokens.onnx`, `language_model.onnx`, `conditional_decoder.onnx`,
+/// each with its `.onnx_data` when the weights are external) and the tokenizer files; voices in `voices/`.
+/// The speech encoder is needed only to add a voice from a clip.
+public struct ChatterboxModelFolder: Sendable {
+    public static let speechEncoder = "speech_encoder.onnx"
+    public static let embedTokens = "embed_tokens.onnx"
+    public static let languageModel = "language_model.onnx"
+    public static let conditionalDecoder = "conditional_decoder.onnx"
+    public static let tokenizer = "tokenizer.json"
+
+    public let url: URL
+
+    /// The folder at `url`; throws naming the first missing file the engine needs to speak.
+    public init(url: URL) throws {
+        for name in [Self.embedTokens, Self.languageModel, Self.conditionalDecoder, Self.tokenizer]
+        where !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path) {
+            throw ModelError.missingFile(model: "Chatterbox Turbo", path: url.appendingPathComponent(name).path,
+                                         remedy: "Run chorus models pull chatterbox.")
+        }
+        self.url = url
+    }
+
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    /// Where the folder's voices live.
+    public var voices: URL { url.appendingPathComponent("voices", isDirectory: true) }
+    /// Whether the folder has the speech encoder, so clips can become voices.
+    public var hasSpeechEncoder: Bool { FileManager.default.fileExists(atPath: path(Self.speechEncoder)) }
+}

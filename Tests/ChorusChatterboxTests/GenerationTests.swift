@@ -1,0 +1,143 @@
+import ChorusDSP
+import ChorusGeneration
+import ChorusONNX
+import Foundation
+import Testing
+@testable import ChorusChatterbox
+
+@Suite struct GenerationTests {
+    /// upstream `T3.inference_turbo` (temperature 0.8, top-k 1000, top-p 0.95, penalty 1.2, draws pinned to
+    /// SplitMix64) on the PyTorch weights; Chorus on their ONNX export: the same tokens.
+    @Test(arguments: ["hello", "tags", "capped"]) func tokensEqualUpstream(name: String) throws {
+        let golden = try TestResources.decoded("\(name).json", as: TestResources.Case.self)
+        let encoder = try ChatterboxTextEncoder(folder: TestResources.model)
+        let ids = try encoder.ids(for: golden.text)
+        #expect(ids == golden.textIds.map(EmbeddingIDs.row(ofTextID:)) + [EmbeddingIDs.startOfSpeech])
+        let voice = try VoiceConditioning(folder: TestResources.voice)
+        let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen)
+        #expect(model.layers == 2 && model.heads == 2 && model.headSize == 16)
+        var seen: [Int] = []
+        let tokens = try model.generate(.init(voice: voice, ids: ids, seed: golden.seed)) { seen.append($0) }
+        print("Chatterbox \(name): \(tokens.count) tokens, upstream \(golden.tokens.count)")
+        #expect(tokens == golden.tokens)
+        #expect(seen.prefix(tokens.count).elementsEqual(tokens))
+        if name == "capped" {
+            #expect(tokens.count == 1 + golden.maxGenLen)
+        } else {
+            #expect(tokens.count < 1 + golden.maxGenLen)
+        }
+        // A second utterance reuses the kept cache buffers and draws the same.
+        #expect(try model.generate(.init(voice: voice, ids: ids, seed: golden.seed)) { _ in } == tokens)
+    }
+
+    @Test func defaultsAreUpstreams() {
+        #expect(LanguageModel.maximumNewTokens == 1000)
+        #expect(ChatterboxSampling.defaults == .upstream(temperature: 0.8, topK: 1000, topP: 0.95, repetitionPenalty: 1.2))
+        let steps = ChatterboxSampling.defaults.steps.map { String(describing: type(of: $0)) }
+        #expect(steps == ["Temperature", "TopK", "TopP", "UpstreamPenalty", "LikelyFirstDraw"])
+        #expect(ChatterboxSampling.modelCard.steps.map { String(describing: type(of: $0)) } == ["UpstreamPenalty", "GreedyDraw"])
+    }
+
+    /// The penalty's history: [6561] at the first draw only, then the drawn tokens.
+    @Test func penaltyHistoryIsUpstreams() throws {
+        let (start, ten, penalty): (Float, Float, Float) = (2.4, 2.6, 1.2)
+        var logits = [Float](repeating: 0, count: EmbeddingIDs.speechVocabulary)
+        logits[EmbeddingIDs.startOfSpeech] = start
+        logits[10] = ten
+        logits[11] = -1.0
+        var sampler = TokenSampler([UpstreamPenalty(penalty: 1.2), GreedyDraw()], vocabularySize: logits.count,
+                                   random: SeededRandom(seed: 1))
+        var first = logits
+        _ = try first.withUnsafeMutableBufferPointer { try sampler.next($0) }
+        #expect(first[EmbeddingIDs.startOfSpeech] == start / penalty)
+        #expect(first[10] == ten)
+        var second = logits
+        let drawn = try second.withUnsafeMutableBufferPointer { try sampler.next($0) }
+        // Token 10 was drawn first: penalised now; 6561 no longer, so it wins.
+        #expect(second[10] == ten / penalty)
+        #expect(second[EmbeddingIDs.startOfSpeech] == start)
+        #expect(drawn == EmbeddingIDs.startOfSpeech)
+        // The model card keeps 6561 in every step's history.
+        var card = TokenSampler(ChatterboxSampling.modelCard.steps, vocabularySize: logits.count, random: SeededRandom(seed: 1))
+        var a = logits, b = logits
+        _ = try a.withUnsafeMutableBufferPointer { try card.next($0) }
+        _ = try b.withUnsafeMutableBufferPointer { try card.next($0) }
+        #expect(a[EmbeddingIDs.startOfSpeech] == start / penalty && b[EmbeddingIDs.startOfSpeech] == start / penalty)
+        #expect(b[11] == -1.0 && b[10] == ten / penalty)
+    }
+
+    /// The steps run in upstream's order: temperature, top-k, top-p, then the penalty on what is left.
+    @Test func samplingOrderIsUpstreams() throws {
+        // Three tokens, the penalised one first by raw logit: top-k 2 keeps 0 and 1 before the penalty moves 0 down.
+        var logits: [Float] = [2.0, 1.9, 1.0]
+        let steps = ChatterboxSampling.upstream(temperature: 0.5, topK: 2, topP: 1, repetitionPenalty: 1.5).steps
+        var sampler = TokenSampler(steps, vocabularySize: 3, random: SeededRandom(seed: 3), history: [])
+        _ = try logits.withUnsafeMutableBufferPointer { try sampler.next($0) }
+        #expect(sampler.state.candidates == [0, 1])
+        #expect(logits[0] == 4.0 && logits[1] == 3.8)
+        var next: [Float] = [2.0, 1.9, 1.0]
+        let drawnBefore = sampler.state.history
+        _ = try next.withUnsafeMutableBufferPointer { try sampler.next($0) }
+        // The drawn token was penalised after top-k, so the candidates are the raw top two, reordered.
+        let penalised = drawnBefore[0]
+        #expect(Set(sampler.state.candidates) == [0, 1])
+        #expect(next[penalised] == [Float(4.0), 3.8][penalised] / 1.5)
+        #expect(sampler.state.candidates.first == (penalised == 0 ? 1 : 0))
+    }
+
+    /// A model whose every step says 6562: the first draw is kept (upstream does not check it), the second
+    /// ends generation, and the id filter drops the kept 6562 before decoding.
+    @Test func firstDrawIsNotCheckedForStop() throws {
+        struct AlwaysStop: AutoregressiveModel {
+            var steps = 0
+            func logits() throws -> Tensor {
+                var row = [Float](repeating: -10, count: EmbeddingIDs.speechVocabulary)
+                row[EmbeddingIDs.stopOfSpeech] = 10
+                return try Tensor(row, shape: [row.count])
+            }
+            mutating func prefill(cache: KVCache) throws -> Tensor { try logits() }
+            mutating func step(_ token: Int, cache: KVCache) throws -> Tensor { steps += 1; return try logits() }
+        }
+        var model = AlwaysStop()
+        var sampler = TokenSampler(ChatterboxSampling.defaults.steps, vocabularySize: EmbeddingIDs.speechVocabulary,
+                                   random: SeededRandom(seed: 5))
+        var drawn = 0
+        let tokens = try DecodeLoop.run(&model, sampler: &sampler, cache: KVCache(pool: KVCachePool(), tensorCount: 0, longest: 4),
+                                        maximumLength: 1001, isStop: { token in
+                                            drawn += 1
+                                            return drawn > 1 && token == EmbeddingIDs.stopOfSpeech
+                                        })
+        #expect(tokens == [EmbeddingIDs.stopOfSpeech])
+        #expect(model.steps == 1)
+        #expect(ConditionalDecoder.speechTokens(from: tokens + [5, 6561, 6562, 7]) == [5, 7, 4299, 4299, 4299])
+    }
+
+    /// The model card's greedy loop: no randomness (the seed changes nothing), the same loop rules.
+    @Test func greedyModeIsDeterministic() throws {
+        let golden = try TestResources.decoded("hello.json", as: TestResources.Case.self)
+        let encoder = try ChatterboxTextEncoder(folder: TestResources.model)
+        let voice = try VoiceConditioning(folder: TestResources.voice)
+        let model = try TestResources.languageModel(sampling: .modelCard, maximumNewTokens: 60)
+        let ids = try encoder.ids(for: golden.text)
+        let a = try model.generate(.init(voice: voice, ids: ids, seed: 1)) { _ in }
+        let b = try model.generate(.init(voice: voice, ids: ids, seed: 99)) { _ in }
+        #expect(a == b)
+        #expect(a.count <= 61 && !a.contains(EmbeddingIDs.stopOfSpeech))
+        let sampled = try TestResources.languageModel(maximumNewTokens: 60).generate(.init(voice: voice, ids: ids, seed: 1)) { _ in }
+        #expect(sampled != a)
+    }
+
+    @Test func throwingFromOnTokenEndsGeneration() throws {
+        let golden = try TestResources.decoded("capped.json", as: TestResources.Case.self)
+        let voice = try VoiceConditioning(folder: TestResources.voice)
+        let model = try TestResources.languageModel()
+        var count = 0
+        #expect(throws: CancellationError.self) {
+            try model.generate(.init(voice: voice, ids: golden.textIds.map(EmbeddingIDs.row(ofTextID:)) + [6561], seed: 1)) { _ in
+                count += 1
+                if count == 7 { throw CancellationError() }
+            }
+        }
+        #expect(count == 7)
+    }
+}

@@ -1,0 +1,79 @@
+import ChorusONNX
+import Foundation
+@testable import ChorusChatterbox
+
+/// The generated test data next to this file; see scripts/testdata/chatterbox/make_testdata.py.
+enum TestResources {
+    static var root: URL { Bundle.module.url(forResource: "Resources", withExtension: nil)! }
+    static var model: URL { root.appendingPathComponent("model", isDirectory: true) }
+    static var plain: URL { root.appendingPathComponent("plain", isDirectory: true) }
+    static var voice: URL { root.appendingPathComponent("voice", isDirectory: true) }
+    static var golden: URL { root.appendingPathComponent("golden", isDirectory: true) }
+
+    /// upstream's punc_norm and tokenizer on the test tokenizer.
+    struct Text: Decodable {
+        var puncNorm: [[String]]
+        var tokens: [TokenCase]
+        var tags: [String: Int]
+        var modelMaxLength: Int
+
+        struct TokenCase: Decodable {
+            var text: String
+            var ids: [Int]
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                text = try container.decode(String.self)
+                ids = try container.decode([Int].self)
+            }
+        }
+    }
+
+    /// One generation of upstream's inference_turbo and S3Gen decoding on the generated models.
+    struct Case: Decodable {
+        var text: String
+        var normalized: String
+        var textIds: [Int]
+        var seed: UInt64
+        var maxGenLen: Int
+        var tokens: [Int]
+        var samples: Int
+    }
+
+    /// Chunks synthesised one by one and joined.
+    struct Chunked: Decodable {
+        var text: String
+        var seed: UInt64
+        var chunks: [Chunk]
+        struct Chunk: Decodable {
+            var text: String
+            var tokens: [Int]
+            var samples: Int
+        }
+    }
+
+    static func decoded<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(T.self, from: Data(contentsOf: golden.appendingPathComponent(name)))
+    }
+
+    static func floats(_ name: String) throws -> [Float] {
+        let data = try Data(contentsOf: golden.appendingPathComponent(name))
+        return data.withUnsafeBytes { raw in
+            (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+    }
+
+    static func session(_ name: String) throws -> InferenceSession {
+        try InferenceSession(modelPath: model.appendingPathComponent(name).path)
+    }
+
+    static func languageModel(sampling: ChatterboxSampling = .defaults, maximumNewTokens: Int = LanguageModel.maximumNewTokens) throws -> LanguageModel {
+        try LanguageModel(embed: session("embed_tokens.onnx"), language: session("language_model.onnx"),
+                          sampling: sampling, maximumNewTokens: maximumNewTokens)
+    }
+
+    static func maximumDifference(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+    }
+}
