@@ -1,6 +1,7 @@
 // `import Chorus`: the whole toolkit in one import, for apps that want it all. Each part is also a
 // product of its own (ChorusKokoro, ChorusStreaming, ...) for apps that want less.
 @_exported import ChorusAudio
+@_exported import ChorusChatterbox
 @_exported import ChorusCosyVoice
 @_exported import ChorusEngines
 @_exported import ChorusKokoro

@@ -6,7 +6,7 @@ import ChorusSpeech
 
 /// The engines the command can load, by their command-line names.
 enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
-    case kokoro, piper, cosyvoice, neutts
+    case kokoro, piper, cosyvoice, neutts, chatterbox
 
     /// The registry's engine of this name.
     var engine: Engine {
@@ -15,6 +15,7 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
         case .piper: .piper
         case .cosyvoice: .cosyvoice
         case .neutts: .neutts
+        case .chatterbox: .chatterbox
         }
     }
 
@@ -29,6 +30,8 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
                 throw ValidationError("--language applies to Kokoro; CosyVoice speaks the text as its voice prompt leads it.")
             case .neutts:
                 throw ValidationError("--language applies to Kokoro; a NeuTTS backbone reads the language its folder's neutts.json names.")
+            case .chatterbox:
+                throw ValidationError("--language applies to Kokoro; Chatterbox Turbo speaks English.")
             }
         }
         return try await engine.load(from: model.map { URL(fileURLWithPath: $0) }, language: language)

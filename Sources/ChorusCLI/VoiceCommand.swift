@@ -1,7 +1,9 @@
 import ArgumentParser
 import ChorusAudio
+import ChorusChatterbox
 import ChorusCosyVoice
 import ChorusNeuTTS
+import ChorusONNX
 import Foundation
 import ChorusSpeech
 
@@ -24,6 +26,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
               chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
               chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
               chorus voice add --engine neutts --codes dave.npy --text "What the reference says." --id dave
+              chorus voice add --engine chatterbox --audio eve.wav --id eve     (more than 5 s, no transcript)
               chorus voice add --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine-yue --dialect cantonese
 
             A voice with --dialect or --instruction is spoken as upstream's instruct mode: the model is told
@@ -32,7 +35,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The engine that clones: cosyvoice, or neutts (a voice from NeuCodec reference codes).")
+    @Option(help: "The engine that clones: cosyvoice, neutts (a voice from NeuCodec reference codes) or chatterbox (a clip of more than 5 s, no transcript).")
     var engine: EngineChoice = .cosyvoice
 
     @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
@@ -83,8 +86,9 @@ struct VoiceAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         if engine == .neutts { return try addNeuTTSVoice() }
+        if engine == .chatterbox { return try await addChatterboxVoice() }
         guard engine == .cosyvoice else {
-            throw ValidationError("Only cosyvoice and neutts clone voices; \(engine.rawValue) has its own fixed voices.")
+            throw ValidationError("Only cosyvoice, neutts and chatterbox clone voices; \(engine.rawValue) has its own fixed voices.")
         }
         if codes != nil { throw ValidationError("--codes applies to --engine neutts; CosyVoice takes --audio.") }
         guard let audio else { throw ValidationError("Give the clip with --audio FILE.wav.") }
@@ -129,3 +133,39 @@ extension VoiceAddCommand {
 }
 
 extension Voice.Gender: ExpressibleByArgument {}
+
+extension VoiceAddCommand {
+    /// A Chatterbox voice: the clip through the speech encoder (24 kHz, more than 5 s, -27 LUFS), its four
+    /// outputs stored in the model folder's voices; no transcript is read.
+    func addChatterboxVoice() async throws {
+        guard dialect == nil, instruction == nil, codes == nil else {
+            throw ValidationError("--dialect, --instruction and --codes do not apply to Chatterbox; give --audio CLIP.wav.")
+        }
+        guard let audio else { throw ValidationError("Give the clip with --audio FILE.wav.") }
+        let folder = try ChatterboxModelFolder(url: model.map { URL(fileURLWithPath: $0) } ?? ChatterboxSynthesizer.defaultFolder)
+        let target = folder.voices.appendingPathComponent(id, isDirectory: true)
+        guard !id.isEmpty, !id.contains("/"), !id.hasPrefix(".") else {
+            throw ValidationError("The voice id '\(id)' is not a usable folder name; use letters, digits, - or _.")
+        }
+        if FileManager.default.fileExists(atPath: target.path), !replace {
+            throw ValidationError("A Chatterbox voice '\(id)' exists in \(folder.voices.path); add --replace to replace it.")
+        }
+        let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
+        let prepared = try SpeechEncoder.preparedClip(clip.samples, sampleRate: clip.sampleRate)  // refuse before loading
+        guard folder.hasSpeechEncoder else {
+            throw ValidationError("There is no speech_encoder.onnx in \(folder.url.path); run chorus models pull chatterbox.")
+        }
+        let path = folder.path(ChatterboxModelFolder.speechEncoder)
+        let voice = try await InferenceExecutor.shared.run {
+            try SpeechEncoder(session: InferenceSession(modelPath: path)).encode(prepared, sampleRate: ConditionalDecoder.sampleRate)
+        }
+        // Written beside and renamed into place, so a failure leaves any earlier voice whole.
+        let staging = folder.voices.appendingPathComponent(".\(id).adding-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        try voice.write(to: staging)
+        if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+        try FileManager.default.moveItem(at: staging, to: target)
+        print(String(format: "added voice %@: %.1f s clip, %d prompt tokens in %@", id,
+                     Double(prepared.count) / Double(ConditionalDecoder.sampleRate), voice.audioTokens.count, target.path))
+    }
+}

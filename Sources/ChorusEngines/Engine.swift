@@ -1,3 +1,4 @@
+import ChorusChatterbox
 import ChorusCosyVoice
 import ChorusKokoro
 import ChorusModels
@@ -38,6 +39,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         case "kokoro": KokoroSynthesizer.manifest
         case "piper": PiperSynthesizer.manifest
         case "neutts": NeuTTSSynthesizer.manifest
+        case "chatterbox": ModelManifest.chatterbox(.fp32)
         default: CosyVoiceSynthesizer.manifest
         }
     }
@@ -118,8 +120,17 @@ extension Engine {
         try NeuTTSSynthesizer(folder: model)
     }
 
+    /// Chatterbox Turbo: 24 kHz, a voice is the speech encoder's four outputs for a clip; graphs loaded on first use.
+    public static let chatterbox = Engine(
+        id: "chatterbox", name: "Chatterbox Turbo", sampleRate: 24_000, capabilities: [.streaming],
+        defaultModel: ChatterboxSynthesizer.defaultFolder, modelDescription: "a Chatterbox Turbo ONNX model folder",
+        voiceLister: { model in try ChatterboxSynthesizer.installedVoices(folder: model) }
+    ) { model, _ in
+        try ChatterboxSynthesizer(folder: model)
+    }
+
     /// Every engine, the default first.
-    public static let all: [Engine] = [.kokoro, .piper, .cosyvoice, .neutts]
+    public static let all: [Engine] = [.kokoro, .piper, .cosyvoice, .neutts, .chatterbox]
 
     /// The engine called `id`; throws naming the known ones otherwise.
     public static func named(_ id: String) throws -> Engine {

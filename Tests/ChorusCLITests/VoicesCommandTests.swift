@@ -48,6 +48,16 @@ import Testing
         for name in ["backbone.onnx", "tokenizer.json", "decoder.onnx"] { try garbage.write(to: neutts.appendingPathComponent(name)) }
         try Data(count: 16).write(to: neuttsVoice.appendingPathComponent("codes.npy"))
         try Data("Hello.".utf8).write(to: neuttsVoice.appendingPathComponent("transcript.txt"))
+        // Chatterbox: garbage graphs, one voice of the speech encoder's four outputs.
+        let chatterbox = root.appendingPathComponent("chatterbox-fp32")
+        let chatterboxVoice = chatterbox.appendingPathComponent("voices/eve")
+        try FileManager.default.createDirectory(at: chatterboxVoice, withIntermediateDirectories: true)
+        for name in ["embed_tokens.onnx", "language_model.onnx", "conditional_decoder.onnx", "tokenizer.json"] {
+            try garbage.write(to: chatterbox.appendingPathComponent(name))
+        }
+        for name in ["audio_features", "audio_tokens", "speaker_embeddings", "speaker_features"] {
+            try Data(count: 16).write(to: chatterboxVoice.appendingPathComponent("\(name).npy"))
+        }
         return root
     }
 
@@ -62,13 +72,14 @@ import Testing
         let rows = listed.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(rows.contains(["cosyvoice", "fox", "en", "female"]), "\(listed.standardOutput)")
         #expect(rows.contains(["neutts", "dave", "en-us", "unknown"]), "\(listed.standardOutput)")
+        #expect(rows.contains(["chatterbox", "eve", "en", "unknown"]), "\(listed.standardOutput)")
 
         // The Kokoro and Piper lines are those of the real install (widths aside: each table pads to its longest cell).
         let real = try await ChorusProcess.running(["voices", "--json"])
         let corrupt = try await ChorusProcess.running(["voices", "--json"], environment: environment)
         let realVoices = try JSONSerialization.jsonObject(with: Data(real.standardOutput.utf8)) as? [[String: String]] ?? []
         let corruptVoices = try JSONSerialization.jsonObject(with: Data(corrupt.standardOutput.utf8)) as? [[String: String]] ?? []
-        let phonemeEngines = { (voices: [[String: String]]) in voices.filter { !["cosyvoice", "neutts"].contains($0["engine"]) } }
+        let phonemeEngines = { (voices: [[String: String]]) in voices.filter { !["cosyvoice", "neutts", "chatterbox"].contains($0["engine"]) } }
         #expect(!phonemeEngines(realVoices).isEmpty)
         #expect(phonemeEngines(corruptVoices) == phonemeEngines(realVoices))
 

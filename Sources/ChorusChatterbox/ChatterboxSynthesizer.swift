@@ -1,0 +1,195 @@
+import ChorusModels
+import ChorusONNX
+import ChorusSpeech
+import ChorusText
+import Foundation
+
+/// Chatterbox Turbo as upstream's `ChatterboxTurboTTS.generate` speaks, on the export's graphs, with the seed
+/// app's engine behaviour around it: text cut into chunks of at most 300 characters (the first shorter, so
+/// audio starts sooner), each chunk spoken alone and kept in a chunk cache keyed by its text and voice, voices
+/// read once and kept, a status stream, and one shared model load however many calls arrive first.
+///
+/// Each chunk's draws are seeded with the configuration's seed, so a chunk sounds the same wherever it sits and
+/// a cached chunk is what a fresh synthesis would make. Every model run happens on the inference executor.
+public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable {
+    /// What the engine is doing.
+    public enum Status: Sendable, Equatable {
+        case idle, loading, ready, synthesizing
+        case failed(String)
+    }
+
+    /// How text is chunked and tokens drawn.
+    public struct Configuration: Sendable {
+        public var sampling: ChatterboxSampling
+        /// The seed of every chunk's draws.
+        public var seed: UInt64
+        /// The longest chunk, in characters (the seed's 300).
+        public var chunkCharacters: Int
+        /// The longest first chunk, so the first audio comes sooner.
+        public var firstChunkCharacters: Int
+        /// Chunks the cache keeps.
+        public var chunkCacheLimit: Int
+        /// upstream's `max_gen_len`.
+        public var maximumNewTokens: Int
+
+        public init(sampling: ChatterboxSampling = .defaults, seed: UInt64 = 0, chunkCharacters: Int = 300,
+                    firstChunkCharacters: Int = 120, chunkCacheLimit: Int = 64,
+                    maximumNewTokens: Int = LanguageModel.maximumNewTokens) {
+            self.sampling = sampling
+            self.seed = seed
+            self.chunkCharacters = chunkCharacters
+            self.firstChunkCharacters = firstChunkCharacters
+            self.chunkCacheLimit = chunkCacheLimit
+            self.maximumNewTokens = maximumNewTokens
+        }
+    }
+
+    /// The loaded stages.
+    public struct Stages: Sendable {
+        public let text: ChatterboxTextEncoder
+        public let model: LanguageModel
+        public let decoder: ConditionalDecoder
+    }
+
+    public let engineName = "chatterbox"
+    public let sampleRate = ConditionalDecoder.sampleRate
+    public let folder: ChatterboxModelFolder
+    public let configuration: Configuration
+    public let chunkCache: ChunkCache
+    /// The engine's status; late subscribers read the newest value first.
+    public let status = StatusBroadcast<Status>(.idle)
+    private let runLimit = RunLimit(maximum: 1)
+    private let lock = NSLock()
+    private var loading: Task<Stages, Error>?
+    private var voiceCache: [String: VoiceConditioning] = [:]
+    private(set) var loadCount = 0
+
+    /// The default model folder: `<models root>/chatterbox-fp32` (see `ModelStore`).
+    public static var defaultFolder: URL { ModelStore.current.folder(for: ModelManifest.chatterbox(.fp32)) }
+
+    /// The voices installed for the model folder `folder` (the default one when nil), without loading models.
+    public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
+        try installed(in: ChatterboxModelFolder(url: folder ?? defaultFolder).voices)
+    }
+
+    static func installed(in voices: URL) -> [Voice] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: voices.path)) ?? []
+        return names.sorted().filter { name in
+            !name.hasPrefix(".") && FileManager.default.fileExists(
+                atPath: voices.appendingPathComponent(name).appendingPathComponent("audio_features.npy").path)
+        }.map { Voice(id: $0, engine: "chatterbox", language: "en", gender: .unknown, summary: "cloned from a clip") }
+    }
+
+    /// The engine over the model folder `folder` (the default one when nil): the folder is checked now, the
+    /// graphs are loaded by the first call that needs them (`prepare`).
+    public init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
+        self.folder = try ChatterboxModelFolder(url: folder ?? Self.defaultFolder)
+        self.configuration = configuration
+        chunkCache = ChunkCache(limit: configuration.chunkCacheLimit)
+    }
+
+    public var voices: [Voice] { Self.installed(in: folder.voices) }
+
+    /// Loads the stages once: concurrent first callers wait for the same load; a failed load is tried again
+    /// by the next call.
+    @discardableResult
+    public func prepare() async throws -> Stages {
+        let task: Task<Stages, Error> = lock.withLock {
+            if let loading { return loading }
+            let (folder, configuration, status) = (folder, configuration, status)
+            loadCount += 1
+            let task = Task {
+                status.send(.loading)
+                do {
+                    let stages = try await InferenceExecutor.shared.run {
+                        Stages(
+                            text: try ChatterboxTextEncoder(folder: folder.url),
+                            model: try LanguageModel(
+                                embed: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.embedTokens)),
+                                language: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.languageModel)),
+                                sampling: configuration.sampling, maximumNewTokens: configuration.maximumNewTokens),
+                            decoder: try ConditionalDecoder(
+                                session: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.conditionalDecoder))))
+                    }
+                    status.send(.ready)
+                    return stages
+                } catch {
+                    status.send(.failed("\(error)"))
+                    throw error
+                }
+            }
+            loading = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            lock.withLock { if loading == task { loading = nil } }
+            throw error
+        }
+    }
+
+    /// The conditioning of `reference` (the first installed voice when nil), read once and kept.
+    public func conditioning(_ reference: VoiceReference?) throws -> (id: String, voice: VoiceConditioning) {
+        if case .cloned(let cloned)? = reference {
+            guard cloned.voice.engine == engineName, let conditioning = cloned.conditioning as? VoiceConditioning else {
+                throw SpeechError.clonedVoiceOfAnotherEngine(voice: cloned.voice.id, madeBy: cloned.voice.engine, engine: engineName)
+            }
+            return ("cloned:\(cloned.hashValue)", conditioning)
+        }
+        let voice = try self.voice(reference)
+        if let cached = lock.withLock({ voiceCache[voice.id] }) { return (voice.id, cached) }
+        let loaded = try VoiceConditioning(folder: folder.voices.appendingPathComponent(voice.id, isDirectory: true))
+        lock.withLock { voiceCache[voice.id] = loaded }
+        return (voice.id, loaded)
+    }
+
+    /// The chunks `text` is spoken in: at most `chunkCharacters` each, the first at most `firstChunkCharacters`.
+    public func chunks(of text: String) -> [String] {
+        var pieces = ChatterboxTextEncoder.chunks(of: text, maxCharacters: configuration.chunkCharacters)
+        if let first = pieces.first, first.count > configuration.firstChunkCharacters {
+            pieces.replaceSubrange(0..<1, with: ChatterboxTextEncoder.chunks(of: first, maxCharacters: configuration.firstChunkCharacters))
+        }
+        return pieces
+    }
+
+    /// One chunk spoken as upstream's `generate` does (without the watermark), or its kept audio.
+    func speak(_ chunk: String, voiceID: String, voice: VoiceConditioning, stages: Stages) throws -> [Float] {
+        let key = ChunkCache.Key(text: chunk, voice: voiceID)
+        if let kept = chunkCache.audio(for: key) { return kept }
+        let ids = try stages.text.ids(for: chunk)
+        let tokens = try stages.model.generate(.init(voice: voice, ids: ids, seed: configuration.seed)) { _ in
+            try InferenceExecutor.checkCancellation()
+        }
+        try InferenceExecutor.checkCancellation()
+        let audio = try stages.decoder.decode(tokens, voice: voice)
+        chunkCache.store(audio, for: key)
+        return audio
+    }
+
+    public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SpeechError.emptyText }
+                    guard request.speed == 1 else { throw SpeechError.invalidSpeed(request.speed) }
+                    let (voiceID, voice) = try conditioning(request.voice)
+                    let stages = try await prepare()
+                    let rate = sampleRate
+                    status.send(.synthesizing)
+                    defer { status.send(.ready) }
+                    for chunk in chunks(of: request.text) {
+                        let audio = try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                            try speak(chunk, voiceID: voiceID, voice: voice, stages: stages)
+                        }
+                        continuation.yield(AudioChunk(samples: audio, sampleRate: rate, text: chunk))
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
