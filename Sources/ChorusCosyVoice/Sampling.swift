@@ -16,8 +16,8 @@ public enum Sampling: Sendable, Equatable {
     /// Upstream's configuration: top-p 0.8, top-k 25, window 10, tau_r 0.1.
     public static let upstream = Sampling.repetitionAware(topP: 0.8, topK: 25, window: 10, tauR: 0.1)
 
-    /// The steps that draw one token, stop ids redrawn until `minimumLength` tokens exist (upstream
-    /// `sampling_ids`: up to `LanguageModel.maximumRedraws` times, then an error).
+    /// The steps that draw one token, every stop id redrawn until `minimumLength` tokens exist (upstream
+    /// `sampling_ids` as it was before main: up to `LanguageModel.maximumRedraws` times, then an error).
     public func steps(minimumLength: Int) -> [any SamplingStep] {
         let draw: any SamplingStep
         var warpers: [any SamplingStep] = []
@@ -33,6 +33,11 @@ public enum Sampling: Sendable, Equatable {
         case .greedy:
             draw = GreedyDraw()
         }
+        // Upstream main differs here, and Chorus keeps the older rule on purpose: its `sampling_ids` only sets
+        // id 6561 (`speech_token_size`, the start-of-sequence id) to -inf once before min_len and draws, so
+        // end of speech (6562) and the other 198 stop ids can still end an utterance before its minimum
+        // length (upstream pull request #1916, open, reports this as a bug). Here any stop id drawn before the
+        // minimum is drawn again from the same distribution, as upstream did before.
         return warpers + [RedrawStopTokens(LanguageModel.stopTokens, until: minimumLength,
                                            maximumTrials: LanguageModel.maximumRedraws, draw: draw)]
     }

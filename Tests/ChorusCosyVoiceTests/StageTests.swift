@@ -2,6 +2,7 @@ import Foundation
 import ChorusDSP
 import ChorusSpeech
 import Testing
+import ChorusGeneration
 @testable import ChorusCosyVoice
 
 @Suite struct SeededRandomTests {
@@ -65,6 +66,49 @@ import Testing
             redrawn.insert(token)
         }
         #expect(redrawn == [1, 2])
+    }
+
+    /// upstream sampling_ids before main: every stop id drawn before min_len is drawn again (upstream main
+    /// masks only 6561, so 6562 could end the utterance early); Chorus keeps the older rule.
+    @Test func samplingIdsRedrawsEveryStopIdBeforeMinLen() throws {
+        // End of speech holds half the mass and another stop id a fifth; speech tokens share the rest.
+        var probabilities = [Double](repeating: 0.3 / 100, count: 6761)
+        for token in 100..<LanguageModel.speechTokenCount { probabilities[token] = 0 }
+        probabilities[LanguageModel.endOfSpeech] = 0.5
+        probabilities[6700] = 0.2
+        let scores = probabilities.map { $0 > 0 ? Float(log($0)) : -Float.infinity }
+        var sampler = TokenSampler(Sampling.upstream.steps(minimumLength: 20), vocabularySize: scores.count,
+                                   random: SeededRandom(seed: 3))
+        var drawn: [Int] = []
+        for _ in 0..<20 {
+            var values = scores
+            drawn.append(try values.withUnsafeMutableBufferPointer { try sampler.next($0) })
+        }
+        #expect(!drawn.contains { LanguageModel.stopTokens.contains($0) })
+        // From the minimum on, a stop id stands (0.7 of the mass: 20 draws without one are 1 in 10^10).
+        var stops = 0
+        for _ in 0..<20 {
+            var values = scores
+            if LanguageModel.stopTokens.contains(try values.withUnsafeMutableBufferPointer({ try sampler.next($0) })) { stops += 1 }
+        }
+        #expect(stops > 0)
+    }
+
+    /// The same rule on the generated models, whose decoder gives end of speech a few per cent at every step:
+    /// no seed ends before the minimum length (16 here). Without the redraw, seeds 6 and 9 end after 10 and 6
+    /// tokens (the Python reference's draws with `ignore_eos` off).
+    @Test func noUtteranceEndsBeforeItsMinimumLength() throws {
+        let golden = try TestResources.goldenCase()
+        let model = LanguageModel(sessions: try ModelFolder(url: TestResources.models).loadSessions())
+        let voice = try VoicePrompt(contentsOf: TestResources.voice).aligned()
+        let minimum = LanguageModel.lengthLimits(textCount: golden.textTokens.count).lowerBound
+        for seed in UInt64(0)..<12 {
+            let tokens = try model.generate(LanguageModel.Request(
+                promptText: golden.promptTextTokens, text: golden.textTokens, promptSpeech: voice.speechTokens, seed: seed),
+                onToken: { _ in })
+            #expect(tokens.count >= minimum, "seed \(seed)")
+            #expect(!tokens.contains { LanguageModel.stopTokens.contains($0) })
+        }
     }
 
     @Test func greedyAndTopK() {

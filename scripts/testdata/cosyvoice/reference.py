@@ -158,7 +158,7 @@ def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
 def sample(probs, decoded, rng, ignore_eos, max_trials=100):
     """upstream sampling_ids before main: before min_len every stop id (>= 6561) is rejected and drawn again.
     Upstream main masks only id 6561 before min_len, so 6562 (end of speech) can end an utterance early; an
-    open upstream pull request reports that as a bug, and Chorus keeps the older rule."""
+    open upstream pull request (#1916) reports that as a bug, and Chorus keeps the older rule."""
     trials = 0
     while True:
         top = ras(probs, decoded, rng)
