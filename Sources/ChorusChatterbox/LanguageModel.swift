@@ -95,6 +95,12 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
 
     /// upstream's tokens for `prompt` (trailing stop removed, nothing filtered); `onToken` sees each draw.
     public func generate(_ prompt: Prompt, onToken: (Int) throws -> Void) throws -> [Int] {
+        try generate(prompt, steps: sampling.steps, history: sampling.history, onToken: onToken)
+    }
+
+    /// `generate` with other sampling steps (a benchmark or a test that must not stop early).
+    func generate(_ prompt: Prompt, steps: [any SamplingStep], history: [Int] = [],
+                  onToken: (Int) throws -> Void) throws -> [Int] {
         guard prompt.voice.width == width(), !prompt.ids.isEmpty else {
             throw ChatterboxError.invalidVoice(
                 path: "conditioning", reason: "is \(prompt.voice.width) wide where the language model takes \(width())")
@@ -102,8 +108,8 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
         let draws = 1 + maximumNewTokens
         let longest = prompt.voice.conditioningLength + prompt.ids.count + draws
         var model = try Decoding(stage: self, prompt: prompt, longest: longest)
-        var sampler = TokenSampler(sampling.steps, vocabularySize: EmbeddingIDs.speechVocabulary,
-                                   random: SeededRandom(seed: prompt.seed), history: sampling.history, longest: draws)
+        var sampler = TokenSampler(steps, vocabularySize: EmbeddingIDs.speechVocabulary,
+                                   random: SeededRandom(seed: prompt.seed), history: history, longest: draws)
         let cache = try KVCache(pool: cachePool, tensorCount: 2 * layers, longest: longest)
         var drawn = 0
         var tokens = try DecodeLoop.run(
