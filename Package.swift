@@ -128,7 +128,7 @@ let package = Package(
         .executableTarget(name: "DSPBench", dependencies: ["ChorusAudio", "ChorusDSP"], path: "bench/DSPBench"),
         .executableTarget(name: "TextBench", dependencies: ["ChorusText"], path: "bench/TextBench"),
         .executableTarget(name: "WeTextBench", dependencies: ["ChorusText"], path: "bench/WeTextBench"),
-        .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusONNX", "ChorusDSP"], path: "bench/CosyVoiceBench"),
+        .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusDSP"], path: "bench/CosyVoiceBench"),
         .executableTarget(name: "NeuTTSBench", dependencies: ["ChorusNeuTTS", "ChorusONNX", "ChorusSpeech", "ChorusText"], path: "bench/NeuTTSBench"),
         .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),

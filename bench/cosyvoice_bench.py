@@ -19,6 +19,13 @@ Memory over a long decode (resident memory every 250 steps against the KV cache'
     .build/release/CosyVoiceBench --model Tests/ChorusCosyVoiceTests/Resources/model \
         --voice Tests/ChorusCosyVoiceTests/Resources/voice --case Tests/ChorusCosyVoiceTests/Resources/golden/case.json \
         --decode-steps 2000
+
+The second piece of a request with the hop restarted at 25 (Chorus) and carried on from the first piece
+(upstream), time to its first audio and to its end:
+
+    .build/release/CosyVoiceBench --model Tests/ChorusCosyVoiceTests/Resources/model \
+        --voice Tests/ChorusCosyVoiceTests/Resources/voice --case Tests/ChorusCosyVoiceTests/Resources/golden/case.json \
+        --hop-across-pieces --runs 15
 """
 import argparse
 import json

@@ -112,6 +112,31 @@ import ChorusText
         #expect(samples == (try TestResources.floats("stream.f32")).count)
     }
 
+    /// upstream CosyVoice2Model.tts keeps `token_hop_len` on the model, so a request's second piece starts
+    /// at the hop the first one reached (100 here, its first chunk after 180 tokens plus lookahead); Chorus
+    /// restarts every piece at 25 (see `TokenHopSchedule(promptTokens:)`), so both pieces of the same text
+    /// stream in the same chunks as one piece alone.
+    @Test func eachPieceRestartsTheHopUpstreamKeepsDoubled() async throws {
+        let golden = try TestResources.goldenCase()
+        let voice = try VoicePrompt(contentsOf: TestResources.voice)
+        let sentence = String(repeating: "这是一个很长的句子用来检查分段", count: 4) + "。"
+        let tokenizer = GoldenTokenizer(table: [
+            Frontend.promptText(transcript: voice.text): golden.promptTextTokens,
+            sentence: golden.textTokens,
+        ])
+        let engine = try CosyVoiceSynthesizer(
+            models: ModelFolder(url: TestResources.models), voicesFolder: TestResources.root, tokenizer: tokenizer,
+            configuration: .init(samplingSeed: golden.samplingSeed, noiseSeed: golden.noiseSeed, textNormalization: .disabled))
+        #expect(try engine.pieces(of: sentence + sentence) == [sentence, sentence])
+        var chunks: [Int] = []
+        for try await chunk in engine.stream(SynthesisRequest(text: sentence + sentence)) { chunks.append(chunk.samples.count) }
+        let expected = try JSONDecoder().decode([String: [Int]].self,
+                                                from: Data(contentsOf: TestResources.golden.appendingPathComponent("stream.json")))
+        let one = try #require(expected["chunkSamples"])
+        #expect(one.count > 1, "the piece is long enough for the hop to grow")
+        #expect(chunks == one + one)
+    }
+
     /// upstream inference_instruct2 (how CosyVoice 3 speaks dialects): the LLM reads the instruction and
     /// no prompt speech, the flow still the voice's tokens, mel and embedding.
     @Test func followsAnInstructionLikeTheReference() async throws {

@@ -1,10 +1,13 @@
 // CosyVoiceBench: times Chorus's CosyVoice pipeline stage by stage (LLM, flow, vocoder), whole and
 // streamed, and how much of it is spent inside ONNX Runtime's Run; prints JSON for
 // bench/cosyvoice_bench.py, which runs the Python reference on the same models in the same run.
+// --decode-steps N: memory over a long decode; --hop-across-pieces: the second piece's first audio with
+// the hop restarted and with upstream's carried hop.
 import ChorusCosyVoice
 import Foundation
 import ChorusDSP
 import ChorusONNX
+import ChorusSpeech
 
 struct Case: Decodable {
     var promptTextTokens: [Int]
@@ -153,7 +156,78 @@ func measureMemory(steps: Int) throws {
     }
 }
 
+/// `--hop-across-pieces`: a request of two pieces (the case's text twice), streamed with the stages in turn,
+/// the second piece's hop either restarting at 25 (Chorus) or carried on from where the first piece left
+/// it (upstream keeps `token_hop_len` on the model, doubled up to 100). Reports, per way, the time from
+/// the second piece's start to its first audio and to its last, as medians of `--runs` alternating runs.
+func measureHopAcrossPieces() throws {
+    let model = URL(fileURLWithPath: try option("--model"))
+    let voiceFolder = URL(fileURLWithPath: try option("--voice"))
+    let input = try JSONDecoder().decode(Case.self, from: Data(contentsOf: URL(fileURLWithPath: try option("--case"))))
+    let threads = Int(try option("--threads", "2")) ?? 2
+    let runs = Int(try option("--runs", "5")) ?? 5
+    var configuration = CosyVoiceSynthesizer.Configuration(samplingSeed: input.samplingSeed, noiseSeed: input.noiseSeed)
+    configuration.sessionOptions.intraOpThreads = threads
+    let engine = try CosyVoiceSynthesizer(models: ModelFolder(url: model), voicesFolder: voiceFolder.deletingLastPathComponent(),
+                                          tokenizer: Frontend.loadTokenizer(from: model), configuration: configuration)
+    let voice = try VoicePrompt(contentsOf: voiceFolder).aligned()
+    let request = LanguageModel.Request(promptText: input.promptTextTokens, text: input.textTokens,
+                                        promptSpeech: voice.speechTokens, seed: input.samplingSeed)
+    let clock = ContinuousClock()
+
+    /// One piece streamed with `schedule`; the time to its first audio and to its end, the chunk sizes, and
+    /// the schedule as the piece left it.
+    func piece(_ schedule: TokenHopSchedule) throws -> (first: Double, whole: Double, chunks: [Int], left: TokenHopSchedule) {
+        var filter = SilenceFilter()
+        var streaming = TokenStreaming(decoder: CosyVoiceTokenDecoder(flow: engine.flow, vocoder: engine.vocoder,
+                                                                      voice: voice, noise: engine.noise),
+                                       schedule: schedule)
+        var chunks: [Int] = []
+        var first: Duration?
+        let start = clock.now
+        func emit(_ audio: [Float]) {
+            guard !audio.isEmpty else { return }
+            if first == nil { first = clock.now - start }
+            chunks.append(audio.count)
+        }
+        _ = try engine.languageModel.generate(request) { token in
+            if filter.admit(token) { emit(try streaming.add(token)) }
+        }
+        emit(try streaming.finish())
+        return (seconds(first ?? .zero), seconds(clock.now - start), chunks, streaming.schedule)
+    }
+
+    let fresh = TokenHopSchedule(promptTokens: voice.speechTokens.count)
+    _ = try piece(fresh)  // warm-up
+    var restart: [(Double, Double)] = [], carried: [(Double, Double)] = []
+    var chunkSizes: [String: [Int]] = [:]
+    for _ in 0..<runs {
+        let left = try piece(fresh).left
+        let second = try piece(fresh)
+        restart.append((second.first, second.whole))
+        chunkSizes["restart"] = second.chunks
+        // Upstream's second piece: token_offset back at 0, the hop as the first piece left it, the prompt
+        // padding rounded to that hop.
+        _ = try piece(fresh)
+        let kept = TokenHopSchedule(firstHop: left.nextHop, maximumHop: 100, growth: 2, lookahead: FlowMatching.lookahead,
+                                    promptTokens: voice.speechTokens.count)
+        let upstream = try piece(kept)
+        carried.append((upstream.first, upstream.whole))
+        chunkSizes["carried (first hop \(left.nextHop))"] = upstream.chunks
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    print("second piece, \(runs) runs, \(threads) intra-op threads; chunk samples \(chunkSizes)")
+    for (name, times) in [("restart at 25", restart), ("carried hop", carried)] {
+        print(String(format: "  %@: first audio %.1f ms, whole piece %.1f ms", name,
+                     median(times.map(\.0)) * 1000, median(times.map(\.1)) * 1000))
+    }
+}
+
 do {
+    if CommandLine.arguments.contains("--hop-across-pieces") {
+        try measureHopAcrossPieces()
+        exit(0)
+    }
     if let steps = CommandLine.arguments.firstIndex(of: "--decode-steps").flatMap({ Int(CommandLine.arguments[$0 + 1]) }) {
         try measureMemory(steps: steps)
         exit(0)
