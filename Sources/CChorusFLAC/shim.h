@@ -1,0 +1,2 @@
+#include <FLAC/stream_encoder.h>
+#include <FLAC/stream_decoder.h>
