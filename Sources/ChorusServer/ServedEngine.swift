@@ -11,20 +11,27 @@ public struct ServedEngine: Sendable {
     /// Whether it makes voices from clips (`POST /v1/audio/voices`).
     public let clonesVoices: Bool
     let load: @Sendable () async throws -> any SpeechSynthesizer
+    /// The voices on disk now, read without loading (nil when the engine cannot tell).
+    let installedVoices: (@Sendable () throws -> [Voice])?
 
+    /// - Parameter installedVoices: the voices on disk now, so that a voice installed after loading
+    ///   (cloned through another server sharing the model folder) is found by loading again.
     public init(id: String, name: String, sampleRate: Int, clonesVoices: Bool = false,
+                installedVoices: (@Sendable () throws -> [Voice])? = nil,
                 load: @escaping @Sendable () async throws -> any SpeechSynthesizer) {
         self.id = id
         self.name = name
         self.sampleRate = sampleRate
         self.clonesVoices = clonesVoices
+        self.installedVoices = installedVoices
         self.load = load
     }
 
     /// A registry engine, loaded from its default model.
     public init(_ engine: Engine) {
         let clones = engine.capabilities.contains(.voiceCloning)
-        self.init(id: engine.id, name: engine.name, sampleRate: engine.sampleRate, clonesVoices: clones) {
+        self.init(id: engine.id, name: engine.name, sampleRate: engine.sampleRate, clonesVoices: clones,
+                  installedVoices: { try engine.installedVoices() }) {
             clones ? try await engine.loadCloning() : try await engine.load()
         }
     }
@@ -66,6 +73,17 @@ actor EngineCache {
             if loads[engine.id] == load { loads[engine.id] = nil }
             throw error
         }
+    }
+
+    /// `engine` loaded again when the voice `id` was not among its voices at load time but is on disk
+    /// now (another server sharing the model folder cloned it); nil when it is not on disk either.
+    /// Requests already running keep the synthesizer they have; concurrent callers share one reload.
+    func reloaded(_ engine: ServedEngine, toFind id: String) async throws -> (any SpeechSynthesizer)? {
+        let current = try await synthesizer(for: engine)
+        if current.voices.contains(where: { $0.id == id }) { return current }
+        guard let onDisk = try? engine.installedVoices?(), onDisk.contains(where: { $0.id == id }) else { return nil }
+        loads[engine.id] = nil
+        return try await synthesizer(for: engine)
     }
 
     /// The ids of the engines loaded so far (for /health; loads nothing).

@@ -1,5 +1,7 @@
 import ChorusAudio
 @testable import ChorusServer
+import ChorusSpeech
+import ChorusStreaming
 import ChorusTesting
 import Foundation
 import HTTPTypes
@@ -144,6 +146,60 @@ import Testing
             let missing = try await client.execute(uri: "/v1/audio/nothing", method: .get)
             #expect(missing.status == .notFound)
             #expect(try ErrorBody(missing.body).error.code == "unknown_route")
+        }
+    }
+}
+
+/// A synthesizer whose voices are those on a shared "disk" when it was loaded.
+struct ListedVoicesSynthesizer: SpeechSynthesizer {
+    let engineName = "listed"
+    let sampleRate = 16_000
+    let voices: [Voice]
+
+    static func voices(_ ids: [String]) -> [Voice] {
+        ids.map { Voice(id: $0, engine: "listed", language: "en", gender: .unknown) }
+    }
+
+    func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, any Error> {
+        let samples = FakeSynthesizer.samples(for: request.text), rate = sampleRate
+        return AsyncThrowingStream { continuation in
+            continuation.yield(AudioChunk(samples: samples, sampleRate: rate))
+            continuation.finish()
+        }
+    }
+}
+
+@Suite struct VoiceInstalledLaterTests {
+    @Test func aVoiceOnDiskSinceLoadingIsFoundByOneReloadAndAnUnknownOneLoadsNothing() async throws {
+        let disk = Locked(["first"])
+        let loads = Locked(0)
+        let engine = ServedEngine(id: "listed", name: "Listed", sampleRate: 16_000,
+                                  installedVoices: { ListedVoicesSynthesizer.voices(disk.withLock { $0 }) }) {
+            loads.withLock { $0 += 1 }
+            return ListedVoicesSynthesizer(voices: ListedVoicesSynthesizer.voices(disk.withLock { $0 }))
+        }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            func speak(_ voice: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                         body: jsonBody(["model": "listed", "input": "Hi.", "voice": voice, "response_format": "pcm"]))
+            }
+            #expect(try await speak("first").status == .ok)
+            #expect(loads.withLock { $0 } == 1)
+
+            // Another server sharing the model folder installs a voice.
+            disk.withLock { $0.append("cloned-elsewhere") }
+            let later = try await speak("cloned-elsewhere")
+            #expect(later.status == .ok)
+            #expect(later.headers[HTTPField.Name("X-Chorus-Voice")!] == "cloned-elsewhere")
+            #expect(loads.withLock { $0 } == 2)
+            #expect(try await speak("cloned-elsewhere").status == .ok)
+            #expect(loads.withLock { $0 } == 2)
+
+            let unknown = try await speak("nowhere")
+            #expect(unknown.status == .badRequest)
+            #expect(try ErrorBody(unknown.body).error.message == "Unknown voice 'nowhere' for listed. Available: first, cloned-elsewhere.")
+            #expect(loads.withLock { $0 } == 2)
         }
     }
 }
