@@ -7,7 +7,7 @@
 
 Starts `chorus serve --api-key ...` on a free loopback port, then with `openai.OpenAI(base_url=...)`:
 streams speech to a WAV file with `audio.speech.with_streaming_response.create` and checks it is a
-playable WAV of the expected length; asks for pcm; checks that an unknown voice raises the SDK's
+playable WAV of the expected length; asks for pcm, mp3 and flac; checks that an unknown voice raises the SDK's
 BadRequestError with the server's message; transcribes the WAV with `audio.transcriptions.create`
 when the server has a recogniser (else prints the server's 404 reason). Prints one line per check
 and exits non-zero if one fails.
@@ -77,6 +77,13 @@ def main() -> int:
         # Piper's durations vary a little from run to run (its noise), so only the scale is checked.
         check("pcm is 16-bit at 24 kHz", len(pcm) % 2 == 0 and 0.8 < len(pcm) / 48_000 / seconds < 1.25,
               f"{len(pcm) / 48_000:.2f} s at 24 kHz")
+
+        # 64 kbit/s constant: 8000 bytes a second, starting with an MPEG frame sync.
+        mp3 = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="mp3").content
+        check("mp3 is MPEG frames at 64 kbit/s", len(mp3) > 2 and mp3[0] == 0xFF and mp3[1] & 0xE0 == 0xE0
+              and 0.8 < len(mp3) / 8_000 / seconds < 1.25, f"{len(mp3)} bytes, {len(mp3) / 8_000:.2f} s at 64 kbit/s")
+        flac = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="flac").content
+        check("flac starts with its stream marker", flac[:4] == b"fLaC", f"{len(flac)} bytes")
 
         try:
             client.audio.speech.create(model=args.engine, voice="alloy", input="Hi.")
