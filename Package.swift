@@ -132,7 +132,7 @@ let package = Package(
         .executableTarget(name: "WeTextBench", dependencies: ["ChorusText"], path: "bench/WeTextBench"),
         .executableTarget(name: "CosyVoiceBench", dependencies: ["ChorusCosyVoice", "ChorusSpeech", "ChorusONNX", "ChorusDSP"], path: "bench/CosyVoiceBench"),
         .executableTarget(name: "NeuTTSBench", dependencies: ["ChorusNeuTTS", "ChorusONNX", "ChorusSpeech", "ChorusText"], path: "bench/NeuTTSBench"),
-        .executableTarget(name: "ChatterboxBench", dependencies: ["ChorusChatterbox", "ChorusONNX", "ChorusSpeech"], path: "bench/ChatterboxBench"),
+        .executableTarget(name: "ChatterboxBench", dependencies: ["ChorusChatterbox", "ChorusGeneration", "ChorusONNX", "ChorusSpeech"], path: "bench/ChatterboxBench"),
         .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
         .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
         .executableTarget(name: "FuzzBench", dependencies: ["ChorusAudio", "ChorusDSP", "ChorusText", "ChorusCosyVoice"], path: "bench/FuzzBench"),

@@ -6,7 +6,8 @@ back, conditional_decoder, driven by onnxruntime and numpy), with upstream's sam
 greedy draw (temperature 0.8, top-k 1000, top-p 0.95, penalty 1.2 over [6561] then the drawn tokens; the first
 draw not checked for stop) and the draws pinned to SplitMix64, so both sides draw the same tokens, checked
 against upstream's golden. Chorus: bench/ChatterboxBench. Reported: per decode step (Chorus also outside Run),
-decoding, whole utterance, and for a two-chunk text the engine's first chunk against the whole stream (Python:
+decoding, whole utterance, resident memory across upstream's 1 + 1000 draws (stop masked, in a process of its
+own), and for a two-chunk text the engine's first chunk against the whole stream (Python:
 the chunks spoken one after another, the same 50-character chunks). Same intra-op threads on both.
 
 On the generated test models (a 2-layer 32-wide GPT-2, a 6,563-token vocabulary) the numbers measure the code
@@ -118,6 +119,10 @@ def main():
              ("audio_features", "audio_tokens", "speaker_embeddings", "speaker_features")}
     voice["audio_tokens"] = voice["audio_tokens"].astype(np.int64)
 
+    memory = subprocess.run([args.binary, "--model", str(model), "--voice", str(voice_dir), "--text", case["text"],
+                             "--stream-text", chunked["text"], "--memory"], check=True, capture_output=True, text=True)
+    print("Chorus resident memory over 1 + 1000 draws (stop masked), steps 100-150 to 950-1000:",
+          memory.stdout.strip().splitlines()[-1])
     swift = subprocess.run([args.binary, "--model", str(model), "--voice", str(voice_dir), "--text", case["text"],
                             "--stream-text", chunked["text"], "--seed", str(case["seed"]),
                             "--threads", str(args.threads), "--runs", str(args.runs)],

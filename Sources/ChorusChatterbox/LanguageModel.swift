@@ -98,8 +98,8 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
         try generate(prompt, steps: sampling.steps, history: sampling.history, onToken: onToken)
     }
 
-    /// `generate` with other sampling steps (a benchmark or a test that must not stop early).
-    func generate(_ prompt: Prompt, steps: [any SamplingStep], history: [Int] = [],
+    /// `generate` with other sampling steps, for measurements that must not stop early (the stop token masked).
+    public func generate(_ prompt: Prompt, steps: [any SamplingStep], history: [Int] = [],
                   onToken: (Int) throws -> Void) throws -> [Int] {
         guard prompt.voice.width == width(), !prompt.ids.isEmpty else {
             throw ChatterboxError.invalidVoice(

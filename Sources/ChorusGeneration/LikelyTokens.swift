@@ -61,10 +61,63 @@ enum LikelyTokens {
                 insert(candidate, logits, limit: limit, into: &best)
             }
         }
+        if best.isEmpty, limit > wideLimit, limit < count, selectWide(logits, limit: limit, into: &best, scratch: &largest) {
+            return
+        }
         if best.isEmpty {
             // Few logits, or NaNs that left no usable bound: every one is looked at.
             for candidate in 0..<count { insert(candidate, logits, limit: limit, into: &best) }
         }
+    }
+
+    /// Above this many kept tokens (Chatterbox's top-k 1000), inserting every logit into a sorted list costs
+    /// `count x limit`; a selection of the `limit`-th largest value and one sort of what reaches it is cheaper.
+    static let wideLimit = 64
+
+    /// `select` for a large `limit`: the `limit`-th largest logit by quickselect on a copy in `scratch`, the
+    /// indices above it and then those equal to it in index order up to `limit`, sorted largest first (ties
+    /// by index). Returns false, leaving `best` empty, when a logit is NaN.
+    private static func selectWide(_ logits: UnsafeBufferPointer<Float>, limit: Int, into best: inout [Int],
+                                   scratch: inout [Float]) -> Bool {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: logits)
+        guard !scratch.contains(where: \.isNaN) else { return false }
+        let bound = scratch.withUnsafeMutableBufferPointer { nthLargest($0, rank: limit - 1) }
+        for candidate in 0..<logits.count where logits[candidate] > bound { best.append(candidate) }
+        for candidate in 0..<logits.count where best.count < limit && logits[candidate] == bound { best.append(candidate) }
+        best.sort { logits[$0] != logits[$1] ? logits[$0] > logits[$1] : $0 < $1 }
+        return true
+    }
+
+    /// The value that would sit at `rank` (0 = largest) if `values` were sorted descending; reorders `values`.
+    private static func nthLargest(_ values: UnsafeMutableBufferPointer<Float>, rank: Int) -> Float {
+        var low = 0, high = values.count - 1
+        while low < high {
+            // Median of three as the pivot, then a three-way partition: larger, equal, smaller.
+            let middle = low + (high - low) / 2
+            let pivot = max(min(values[low], values[middle]), min(max(values[low], values[middle]), values[high]))
+            var larger = low, index = low, smaller = high
+            while index <= smaller {
+                if values[index] > pivot {
+                    values.swapAt(larger, index)
+                    larger += 1
+                    index += 1
+                } else if values[index] < pivot {
+                    values.swapAt(index, smaller)
+                    smaller -= 1
+                } else {
+                    index += 1
+                }
+            }
+            if rank < larger {
+                high = larger - 1
+            } else if rank > smaller {
+                low = smaller + 1
+            } else {
+                return pivot
+            }
+        }
+        return values[low]
     }
 
     /// Puts `candidate` into `best` (descending, at most `limit`) if it belongs there; candidates come

@@ -142,39 +142,3 @@ import Testing
     }
 }
 
-#if os(Linux)
-@Suite struct MemoryTests {
-    /// 1,000 decode steps (stop masked, so upstream's whole 1 + 1000 draws run) leave resident memory where it
-    /// was after 100: the cache lives in two buffers sized for the longest utterance and sampling allocates
-    /// nothing per token. Other tests run beside this one, so the late window's least is compared with the early
-    /// window's most, with a bound far below what a leak of one logits row a step would add.
-    @Test func memoryStaysFlatOverAThousandSteps() throws {
-        let voice = try VoiceConditioning(folder: TestResources.voice)
-        let model = try TestResources.languageModel()
-        let ids = try ChatterboxTextEncoder(folder: TestResources.model).ids(for: "Memory over a thousand steps.")
-        var resident = [Int](repeating: 0, count: 1 + LanguageModel.maximumNewTokens)
-        var step = 0
-        let stop = EmbeddingIDs.stopOfSpeech
-        let tokens = try model.generate(
-            .init(voice: voice, ids: ids, seed: 8),
-            steps: [SuppressStopTokens(stop..<(stop + 1), until: 5_000), Temperature(0.8), TopK(1000), CategoricalDraw()]
-        ) { _ in
-            resident[step] = Self.residentBytes()
-            step += 1
-        }
-        #expect(tokens.count == 1 + LanguageModel.maximumNewTokens)
-        let early = resident[100..<150].max() ?? 0
-        let late = resident[950..<1000].min() ?? 0
-        print("Chatterbox memory: resident \(early / 1024) KiB at steps 100-150 (most), \(late / 1024) KiB at steps 950-1000 (least), "
-              + "growth \((late - early) / 1024) KiB")
-        // A leaked logits row (6563 floats) a step would add 23 MiB over these 900 steps.
-        #expect(late - early < 16 << 20, "grew \(late - early) bytes between step 150 and step 950")
-    }
-
-    static func residentBytes() -> Int {
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = statm.split(separator: " ")
-        return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-}
-#endif

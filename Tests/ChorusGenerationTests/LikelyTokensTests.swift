@@ -19,6 +19,42 @@ import Testing
         #expect(mostLikely(reversed, 1) == [reversed.firstIndex(of: reversed.max()!)!])
     }
 
+    /// A wide limit (Chatterbox's top-k 1000 of 6563) takes the quickselect path: the same tokens in the same
+    /// order as a full stable sort, ties at the cut going to the lower index; NaN logits fall back to insertion.
+    @Test func wideLimitsEqualAStableSort() {
+        func mostLikely(_ logits: [Float], _ limit: Int) -> [Int] {
+            var best: [Int] = []
+            logits.withUnsafeBufferPointer { LikelyTokens.select($0, limit: limit, into: &best) }
+            return best
+        }
+        func sorted(_ logits: [Float]) -> [Int] {
+            logits.indices.sorted { logits[$0] != logits[$1] ? logits[$0] > logits[$1] : $0 < $1 }
+        }
+        var random = SplitMix(state: 9)
+        let gaussian = (0..<6563).map { _ in Float(random.next() % 100_000) / 1000 - 50 }
+        let ties = (0..<6563).map { Float(($0 * 37) % 101) }
+        let constant = [Float](repeating: 1.5, count: 3000)
+        for logits in [gaussian, ties, constant] {
+            for limit in [65, 1000, 2999] {
+                #expect(mostLikely(logits, limit) == Array(sorted(logits).prefix(limit)), "limit \(limit)")
+            }
+        }
+        var withNaN = gaussian
+        withNaN[17] = .nan
+        #expect(mostLikely(withNaN, 1000).count == 1000)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test func vectorExponentialMatchesLibm() {
         var worst = 0.0
         for step in 0...20_000 {

@@ -2,6 +2,7 @@
 // ONNX Runtime's Run apart; the conditional decoder; the engine's chunked stream, first chunk against whole)
 // and prints JSON for bench/chatterbox_bench.py, which runs the Python loop on the same graphs in the same run.
 import ChorusChatterbox
+import ChorusGeneration
 import ChorusONNX
 import ChorusSpeech
 import Foundation
@@ -63,6 +64,30 @@ try FileManager.default.copyItem(at: voiceFolder, to: engineFolder.appendingPath
 let engine = try ChatterboxSynthesizer(folder: engineFolder, configuration: .init(
     seed: seed, chunkCharacters: 50, firstChunkCharacters: 50, chunkCacheLimit: 0))
 try await engine.prepare()
+
+/// Resident memory of this process in bytes (Linux; 0 elsewhere).
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return (fields.count > 1 ? Int(fields[1]) ?? 0 : 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+if CommandLine.arguments.contains("--memory") {
+    // upstream's whole 1 + 1000 draws with the stop token masked, resident memory read at every draw, alone
+    // in this process: the cache sits in two buffers sized for the longest utterance, so only it may grow.
+    var resident = [Int](repeating: 0, count: 1 + LanguageModel.maximumNewTokens)
+    var step = 0
+    let stop = EmbeddingIDs.stopOfSpeech
+    let tokens = try language.generate(
+        prompt, steps: [SuppressStopTokens(stop..<(stop + 1), until: 5_000), Temperature(0.8), TopK(1000), TopP(0.95), CategoricalDraw()]
+    ) { _ in
+        resident[step] = residentBytes()
+        step += 1
+    }
+    let early = resident[100..<150].max() ?? 0, late = resident[950..<1000].min() ?? 0
+    print("{\"draws\": \(tokens.count), \"earlyKiB\": \(early / 1024), \"lateKiB\": \(late / 1024), \"growthKiB\": \((late - early) / 1024)}")
+    exit(0)
+}
 
 _ = try decoder.decode(language.generate(prompt) { _ in }, voice: voice)  // warm-up
 var report = Report(threads: threads, steps: 0, samples: 0, chunks: 0, tokens: [], runs: [])
