@@ -105,6 +105,27 @@ extension EngineCache {
         return engine
     }
 
+    /// The loaded `engine` and its voice `id` (the default when nil), as the API shows a failure. A voice
+    /// it did not have when it loaded but that is on disk now (cloned through another server sharing the
+    /// model folder) is found by loading the engine again.
+    func loaded(_ engine: ServedEngine, voice id: String?) async throws -> (any SpeechSynthesizer, Voice) {
+        let synthesizer = try await loaded(engine)
+        do {
+            return (synthesizer, try synthesizer.voice(id))
+        } catch SpeechError.unknownVoice(let id, let engineName, let available) {
+            do {
+                guard let fresh = try await reloaded(engine, toFind: id) else {
+                    throw SpeechError.unknownVoice(id, engine: engineName, available: available)
+                }
+                return (fresh, try fresh.voice(id))
+            } catch {
+                throw APIError.from(speech: error)
+            }
+        } catch {
+            throw APIError.from(speech: error)
+        }
+    }
+
     /// `synthesizer(for:)` with a load failure as the API shows it (a model not installed is a 404
     /// that says how to install it).
     func loaded(_ engine: ServedEngine) async throws -> any SpeechSynthesizer {

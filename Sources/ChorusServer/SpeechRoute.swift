@@ -27,24 +27,7 @@ struct SpeechRoute: Sendable {
         let streamFormat = try body.checkedStreamFormat()
         let engine = try engines.resolve(model: body.model)
         let ticket = try queue.admit(engine.id)
-        var synthesizer = try await engines.loaded(engine)
-        let voice: Voice
-        do {
-            voice = try synthesizer.voice(body.voice)
-        } catch SpeechError.unknownVoice(let id, let engineName, let available) {
-            // Perhaps cloned since this server loaded the engine: then it is on disk, and a reload finds it.
-            do {
-                guard let fresh = try await engines.reloaded(engine, toFind: id) else {
-                    throw SpeechError.unknownVoice(id, engine: engineName, available: available)
-                }
-                synthesizer = fresh
-                voice = try synthesizer.voice(id)
-            } catch {
-                throw APIError.from(speech: error)
-            }
-        } catch {
-            throw APIError.from(speech: error)
-        }
+        let (synthesizer, voice) = try await engines.loaded(engine, voice: body.voice)
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
         let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
                                        encoder: encoder, ticket: ticket, metrics: metrics)

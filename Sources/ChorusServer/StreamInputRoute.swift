@@ -45,14 +45,7 @@ struct StreamInputRoute: Sendable {
             let rate = try Self.rate(request.uri.queryParameters.get("output_format"))
             let ticket = try queue.admit(engine.id)
             defer { ticket.release() }
-            let synthesizer = try await engines.loaded(engine)
-            let voiceID = context.requestContext.parameters.get("voice")
-            let voice: Voice
-            do {
-                voice = try synthesizer.voice(voiceID)
-            } catch {
-                throw APIError.from(speech: error)
-            }
+            let (synthesizer, voice) = try await engines.loaded(engine, voice: context.requestContext.parameters.get("voice"))
             var first = true
             let (sentences, sentenceInput) = AsyncStream<String>.makeStream()
             try await withThrowingTaskGroup(of: Void.self) { group in
