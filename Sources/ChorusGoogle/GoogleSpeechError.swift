@@ -1,3 +1,4 @@
+import Foundation
 import GRPCCore
 
 /// Errors of the Google provider, one sentence each for the user. None holds a key or token:
@@ -45,7 +46,7 @@ public enum GoogleSpeechError: Error, Equatable, CustomStringConvertible, Sendab
     /// had already arrived and the code is not one the user acts on differently.
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     static func from(_ error: RPCError, audioBytes: Int, scrubbing secret: (String) -> String) -> GoogleSpeechError {
-        let message = secret(error.message.isEmpty ? "no message" : error.message)
+        let message = clause(secret(error.message))
         switch error.code {
         case .unauthenticated, .permissionDenied: return .authentication(message: message)
         case .resourceExhausted: return .quotaExceeded(message: message)
@@ -55,5 +56,12 @@ public enum GoogleSpeechError: Error, Equatable, CustomStringConvertible, Sendab
         if audioBytes > 0 { return .interrupted(afterBytes: audioBytes, message: message) }
         if error.code == .unavailable { return .unavailable(message: message) }
         return .rejected(code: String(describing: error.code), message: message)
+    }
+
+    /// A server's or transport's message as a clause inside our sentence: no final full stop.
+    static func clause(_ message: String) -> String {
+        var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        while text.hasSuffix(".") { text.removeLast() }
+        return text.isEmpty ? "no message" : text
     }
 }

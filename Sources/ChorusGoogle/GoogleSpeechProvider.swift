@@ -42,7 +42,7 @@ public struct GoogleSpeechProvider: TTSProvider {
                     error, audioBytes: received.withLock { $0 }, scrubbing: configuration.credentials.secret.redact)
             } catch let error as RuntimeError {
                 // The transport could not be made (a name no resolver takes, say).
-                throw GoogleSpeechError.unavailable(message: configuration.credentials.secret.redact(error.message))
+                throw GoogleSpeechError.unavailable(message: GoogleSpeechError.clause(configuration.credentials.secret.redact(error.message)))
             }
         }
     }
