@@ -34,6 +34,14 @@ import Testing
         #expect(audio.sampleRate == 24_000)
         // upstream's generate on the same text and seed 0 is in the engine tests; here: whole tokens of 960 samples.
         #expect(audio.samples.count > 0 && audio.samples.count % 960 == 0)
+
+        // --stream plays the same chunks as they are made: the same audio.
+        let streamed = root.appendingPathComponent("streamed.wav")
+        let live = try await ChorusProcess.running(["speak", "--engine", "chatterbox", "--voice", "eve", "--stream", "Hello world.",
+                                                    "-o", streamed.path], environment: environment)
+        #expect(live.status == 0, "\(live.standardError)")
+        let streamedAudio = try WAVFile.readMono(contentsOf: streamed)
+        #expect(streamedAudio.sampleRate == 24_000 && streamedAudio.samples == audio.samples)
     }
 
     @Test func voiceAddRefusesAShortClipAndAMissingEncoder() async throws {
