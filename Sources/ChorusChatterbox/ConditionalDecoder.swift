@@ -18,10 +18,10 @@ public struct ConditionalDecoder: Sendable {
     /// is not the export's.
     public init(session: InferenceSession) throws {
         self.session = session
-        try LanguageModel.expect(session, input: "speech_tokens", types: [.int64], rank: 2)
-        try LanguageModel.expect(session, input: "speaker_embeddings", types: [.float32, .float16], rank: 2)
-        try LanguageModel.expect(session, input: "speaker_features", types: [.float32, .float16], rank: 3)
-        try LanguageModel.expect(session, output: "waveform", types: [.float32, .float16], rank: 2)
+        try session.checkExport(input: "speech_tokens", types: [.int64], rank: 2)
+        try session.checkExport(input: "speaker_embeddings", types: [.float32, .float16], rank: 2)
+        try session.checkExport(input: "speaker_features", types: [.float32, .float16], rank: 3)
+        try session.checkExport(output: "waveform", types: [.float32, .float16], rank: 2)
     }
 
     /// upstream's filter and padding: tokens below 6561, then three silence tokens.
@@ -56,8 +56,8 @@ public struct ConditionalDecoder: Sendable {
         let featureType = session.input(named: "speaker_features")?.elementType ?? .float32
         let outputs = try session.run([
             "speech_tokens": Tensor(tokens.map(Int64.init), shape: [1, tokens.count]),
-            "speaker_embeddings": LanguageModel.floats(voice.speakerEmbeddings, shape: [1, voice.speakerEmbeddings.count], as: embeddingType),
-            "speaker_features": LanguageModel.floats(voice.speakerFeatures, shape: [1, voice.promptFrames, VoiceConditioning.melBins], as: featureType),
+            "speaker_embeddings": Tensor.floats(voice.speakerEmbeddings, shape: [1, voice.speakerEmbeddings.count], as: embeddingType),
+            "speaker_features": Tensor.floats(voice.speakerFeatures, shape: [1, voice.promptFrames, VoiceConditioning.melBins], as: featureType),
         ], outputs: ["waveform"])
         guard let waveform = outputs["waveform"], waveform.shape.count == 2 else {
             throw ChatterboxError.unexpectedModel(path: session.modelPath, reason: "returned no [1, samples] waveform")

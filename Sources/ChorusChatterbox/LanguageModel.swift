@@ -46,12 +46,12 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
         self.language = language
         self.sampling = sampling
         self.maximumNewTokens = maximumNewTokens
-        try Self.expect(embed, input: "input_ids", types: [.int64], rank: 2)
-        try Self.expect(embed, output: "inputs_embeds", types: [.float32, .float16], rank: 3)
-        try Self.expect(language, input: "inputs_embeds", types: [.float32, .float16], rank: 3)
-        try Self.expect(language, input: "attention_mask", types: [.int64], rank: 2)
-        try Self.expect(language, input: "position_ids", types: [.int64], rank: 2)
-        try Self.expect(language, output: "logits", types: [.float32, .float16], rank: 3)
+        try embed.checkExport(input: "input_ids", types: [.int64], rank: 2)
+        try embed.checkExport(output: "inputs_embeds", types: [.float32, .float16], rank: 3)
+        try language.checkExport(input: "inputs_embeds", types: [.float32, .float16], rank: 3)
+        try language.checkExport(input: "attention_mask", types: [.int64], rank: 2)
+        try language.checkExport(input: "position_ids", types: [.int64], rank: 2)
+        try language.checkExport(output: "logits", types: [.float32, .float16], rank: 3)
         var layers = 0
         while language.input(named: "past_key_values.\(layers).key") != nil { layers += 1 }
         guard layers > 0 else {
@@ -62,8 +62,8 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
             for kind in ["key", "value"] {
                 past.append("past_key_values.\(layer).\(kind)")
                 present.append("present.\(layer).\(kind)")
-                try Self.expect(language, input: past.last!, types: [.float32, .float16], rank: 4)
-                try Self.expect(language, output: present.last!, types: [.float32, .float16], rank: 4)
+                try language.checkExport(input: past.last!, types: [.float32, .float16], rank: 4)
+                try language.checkExport(output: present.last!, types: [.float32, .float16], rank: 4)
             }
         }
         let shape = language.input(named: "past_key_values.0.key")!.shape
@@ -76,21 +76,6 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
         headSize = size
         pastNames = past
         presentNames = present
-    }
-
-    static func expect(_ session: InferenceSession, input: String? = nil, output: String? = nil,
-                       types: [TensorElementType], rank: Int) throws {
-        let name = input ?? output ?? ""
-        guard let info = input.map({ session.input(named: $0) }) ?? output.map({ session.output(named: $0) }), let info else {
-            throw ChatterboxError.unexpectedModel(path: session.modelPath, reason: "has no \(input != nil ? "input" : "output") \(name)")
-        }
-        if let type = info.elementType, !types.contains(type) {
-            throw ChatterboxError.unexpectedModel(
-                path: session.modelPath, reason: "declares \(name) as \(type), not \(types.map(\.description).joined(separator: " or "))")
-        }
-        guard info.shape.count == rank else {
-            throw ChatterboxError.unexpectedModel(path: session.modelPath, reason: "declares \(name) with rank \(info.shape.count), not \(rank)")
-        }
     }
 
     /// upstream's tokens for `prompt` (trailing stop removed, nothing filtered); `onToken` sees each draw.
@@ -124,12 +109,6 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
 
     /// The embedding width the language model takes.
     func width() -> Int { language.input(named: "inputs_embeds")?.shape.last?.size ?? 0 }
-
-    /// `values` as a tensor of `type` (float32, or float16 for half-precision graphs).
-    static func floats(_ values: [Float], shape: [Int], as type: TensorElementType) throws -> Tensor {
-        if type == .float16 { return try Tensor(values.map { Float16($0) }, shape: shape) }
-        return try Tensor(values, shape: shape)
-    }
 
     /// T3's runs as the shared decode loop drives them.
     struct Decoding: AutoregressiveModel {
@@ -166,7 +145,7 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
             }
             length = voice.conditioningLength + prompt.ids.count
             let type = language.input(named: "inputs_embeds")?.elementType ?? .float32
-            let embeds = try LanguageModel.floats(voice.audioFeatures + text.floats(), shape: [1, length, width], as: type)
+            let embeds = try Tensor.floats(voice.audioFeatures + text.floats(), shape: [1, length, width], as: type)
             let pastType = language.input(named: stage.pastNames[0])?.elementType ?? .float32
             let empty = try TensorStorage(elementType: pastType, capacity: 0)
             let past = try stage.pastNames.map { _ in try Tensor(over: empty, shape: [1, stage.heads, 0, stage.headSize]) }
@@ -195,7 +174,7 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
             let embeds = try stage.embed.run(embedPlan, inputs: [token], outputs: [nil])[0]
             let type = language.input(named: "inputs_embeds")?.elementType ?? .float32
             let input = embeds.elementType == type
-                ? embeds : try LanguageModel.floats(embeds.floats(), shape: embeds.shape, as: type)
+                ? embeds : try Tensor.floats(embeds.floats(), shape: embeds.shape, as: type)
             let outputs = try language.run(plan, inputs: [input, Tensor(over: ones, shape: [1, length]), position] + cache.tensors,
                                            outputs: [logits] + cache.targets(length: length))
             logits = outputs[0]

@@ -31,3 +31,29 @@ public struct ChatterboxModelFolder: Sendable {
     /// Whether the folder has the speech encoder, so clips can become voices.
     public var hasSpeechEncoder: Bool { FileManager.default.fileExists(atPath: path(Self.speechEncoder)) }
 }
+
+extension InferenceSession {
+    /// Throws naming the graph when its input or output `name` is missing, or declared with another element type
+    /// or rank than the export's.
+    func checkExport(input: String? = nil, output: String? = nil, types: [TensorElementType], rank: Int) throws {
+        let name = input ?? output ?? ""
+        guard let info = input.map({ self.input(named: $0) }) ?? output.map({ self.output(named: $0) }), let info else {
+            throw ChatterboxError.unexpectedModel(path: modelPath, reason: "has no \(input != nil ? "input" : "output") \(name)")
+        }
+        if let type = info.elementType, !types.contains(type) {
+            throw ChatterboxError.unexpectedModel(
+                path: modelPath, reason: "declares \(name) as \(type), not \(types.map(\.description).joined(separator: " or "))")
+        }
+        guard info.shape.count == rank else {
+            throw ChatterboxError.unexpectedModel(path: modelPath, reason: "declares \(name) with rank \(info.shape.count), not \(rank)")
+        }
+    }
+}
+
+extension Tensor {
+    /// `values` as a tensor of `type`: float32, or float16 for the export's half-precision graphs.
+    static func floats(_ values: [Float], shape: [Int], as type: TensorElementType) throws -> Tensor {
+        if type == .float16 { return try Tensor(values.map { Float16($0) }, shape: shape) }
+        return try Tensor(values, shape: shape)
+    }
+}

@@ -18,11 +18,11 @@ public struct SpeechEncoder: Sendable {
     /// The stage over a loaded `speech_encoder` session; throws naming the file when its interface is not the export's.
     public init(session: InferenceSession) throws {
         self.session = session
-        try LanguageModel.expect(session, input: "audio_values", types: [.float32, .float16], rank: 2)
-        try LanguageModel.expect(session, output: "audio_features", types: [.float32, .float16], rank: 3)
-        try LanguageModel.expect(session, output: "audio_tokens", types: [.int64], rank: 2)
-        try LanguageModel.expect(session, output: "speaker_embeddings", types: [.float32, .float16], rank: 2)
-        try LanguageModel.expect(session, output: "speaker_features", types: [.float32, .float16], rank: 3)
+        try session.checkExport(input: "audio_values", types: [.float32, .float16], rank: 2)
+        try session.checkExport(output: "audio_features", types: [.float32, .float16], rank: 3)
+        try session.checkExport(output: "audio_tokens", types: [.int64], rank: 2)
+        try session.checkExport(output: "speaker_embeddings", types: [.float32, .float16], rank: 2)
+        try session.checkExport(output: "speaker_features", types: [.float32, .float16], rank: 3)
     }
 
     /// `samples` (mono at `sampleRate`) as the graph takes them: 24 kHz, longer than 5 s, at -27 LUFS.
@@ -38,7 +38,7 @@ public struct SpeechEncoder: Sendable {
     public func encode(_ samples: [Float], sampleRate: Int) throws -> VoiceConditioning {
         let clip = try Self.preparedClip(samples, sampleRate: sampleRate)
         let type = session.input(named: "audio_values")?.elementType ?? .float32
-        let outputs = try session.run(["audio_values": LanguageModel.floats(clip, shape: [1, clip.count], as: type)],
+        let outputs = try session.run(["audio_values": Tensor.floats(clip, shape: [1, clip.count], as: type)],
                                       outputs: ["audio_features", "audio_tokens", "speaker_embeddings", "speaker_features"])
         guard let features = outputs["audio_features"], let tokens = outputs["audio_tokens"],
               let speaker = outputs["speaker_embeddings"], let mel = outputs["speaker_features"],
