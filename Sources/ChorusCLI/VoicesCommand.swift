@@ -21,6 +21,9 @@ struct VoicesCommand: ParsableCommand {
         for choice in engine.map({ [$0] }) ?? EngineChoice.allCases {
             do {
                 listed += try choice.engine.installedVoices()  // from disk: no engine is loaded
+                for voice in choice.engine.unusableVoices() {
+                    problems.append("\(choice.rawValue) voice '\(voice.id)': \(voice.problem)")
+                }
             } catch {
                 problems.append("\(choice.rawValue): \(error)")
             }

@@ -55,20 +55,35 @@ extension CosyVoiceSynthesizer: VoiceCloning {
 final class InstalledVoices: @unchecked Sendable {
     private let lock = NSLock()
     private var byID: [String: VoiceCatalog.Entry]
+    private var unusableByID: [String: UnusableVoice]
     private var loadedExtractor: VoiceExtractor?
 
-    init(_ entries: [VoiceCatalog.Entry]) {
-        byID = Dictionary(entries.map { ($0.voice.id, $0) }, uniquingKeysWith: { first, _ in first })
+    init(_ contents: VoiceCatalog.Contents) {
+        byID = Dictionary(contents.entries.map { ($0.voice.id, $0) }, uniquingKeysWith: { first, _ in first })
+        unusableByID = Dictionary(contents.unusable.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The installed voices that cannot be used, sorted by id.
+    var unusable: [UnusableVoice] { lock.withLock { unusableByID.values.sorted { $0.id < $1.id } } }
 
     /// Every voice, sorted by id.
     var entries: [VoiceCatalog.Entry] { lock.withLock { byID.values.sorted { $0.voice.id < $1.voice.id } } }
 
     func entry(_ id: String) -> VoiceCatalog.Entry? { lock.withLock { byID[id] } }
 
-    func insert(_ entry: VoiceCatalog.Entry) { lock.withLock { byID[entry.voice.id] = entry } }
+    func insert(_ entry: VoiceCatalog.Entry) {
+        lock.withLock {
+            byID[entry.voice.id] = entry
+            unusableByID[entry.voice.id] = nil
+        }
+    }
 
-    func remove(_ id: String) { lock.withLock { byID[id] = nil } }
+    func remove(_ id: String) {
+        lock.withLock {
+            byID[id] = nil
+            unusableByID[id] = nil
+        }
+    }
 
     /// The extractor over `folder`'s campplus and speech tokenizer, loaded on first use.
     func extractor(folder: URL) throws -> VoiceExtractor {

@@ -78,6 +78,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     public let sampleRate = Vocoder.sampleRate
     /// The installed voices, sorted by id; `register` and `removeVoice` change them while the engine runs.
     public var voices: [Voice] { catalog.entries.map(\.voice) }
+    public var unusableVoices: [UnusableVoice] { catalog.unusable }
 
     /// The LLM stage.
     public let languageModel: LanguageModel
@@ -113,7 +114,13 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
         let folder = folder ?? defaultFolder
         _ = try ModelFolder(url: folder)
-        return try VoiceCatalog.entries(in: voicesFolder(of: folder)).map(\.voice)
+        return VoiceCatalog.entries(in: voicesFolder(of: folder)).map(\.voice)
+    }
+
+    /// The voices of the model folder `folder` (the default one when nil) that are installed but cannot
+    /// be used, with why; read from disk without loading any model.
+    public static func unusableVoices(folder: URL? = nil) -> [UnusableVoice] {
+        VoiceCatalog.contents(of: voicesFolder(of: folder ?? defaultFolder)).unusable
     }
 
     /// Loads the model folder `folder` (the default one when nil) with the voices in its `voices` sub-folder.
@@ -138,7 +145,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         frontend = Frontend(tokenizer: tokenizer, wetext: try Self.loadWeText(configuration.textNormalization))
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
-        catalog = InstalledVoices(try VoiceCatalog.entries(in: voicesFolder))
+        catalog = InstalledVoices(VoiceCatalog.contents(of: voicesFolder))
         modelFolder = models.url
         self.voicesFolder = voicesFolder
     }

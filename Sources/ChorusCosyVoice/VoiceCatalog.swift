@@ -22,42 +22,76 @@ public enum VoiceCatalog {
         public var instruction: String?
     }
 
-    /// The voices in `folder`, sorted by id; hidden entries (voices being written) and sub-folders
-    /// missing a prompt file are not voices and are skipped.
-    /// Two folders whose names are the same id in another Unicode form (composed and decomposed `é`, full-width
-    /// letters) are one voice: the first in sorted order is listed and the other skipped.
-    public static func entries(in folder: URL) throws -> [Entry] {
+    /// What a voices folder holds: the voices that can be used, sorted by id, and those that cannot, with why.
+    public struct Contents: Sendable {
+        public var entries: [Entry] = []
+        public var unusable: [UnusableVoice] = []
+    }
+
+    /// The voices in `folder`, sorted by id; hidden entries (voices being written) and plain files are
+    /// not voices. One damaged voice never hides the others: a folder missing a prompt file, with a
+    /// `voice.json` that does not parse, or whose name is an installed id in another Unicode form
+    /// (composed and decomposed `é`, full-width letters; the first in sorted order wins) is listed in
+    /// `unusable` with the reason.
+    public static func contents(of folder: URL) -> Contents {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        var seen = Set<String>()
-        let unique = names.sorted().filter { !$0.hasPrefix(".") && seen.insert(collisionKey($0)).inserted }
-        return try unique.compactMap { name in
+        var contents = Contents()
+        var seen: [String: String] = [:]
+        for name in names.sorted() where !name.hasPrefix(".") {
             let url = folder.appendingPathComponent(name, isDirectory: true)
-            let complete = VoicePrompt.File.allCases.allSatisfy {
-                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.rawValue).path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else { continue }
+            if let first = seen[collisionKey(name)] {
+                contents.unusable.append(UnusableVoice(
+                    id: name, problem: "its id is '\(first)' written in another Unicode form, and '\(first)' is installed; remove one of the two folders"))
+                continue
             }
-            guard complete else { return nil }
-            var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)
-            var instruction: String?
-            if let data = FileManager.default.contents(atPath: url.appendingPathComponent(detailsFile).path) {
-                let details: Details
-                do {
-                    details = try JSONDecoder().decode(Details.self, from: data)
-                } catch {
-                    throw CosyVoiceError.invalidVoice(folder: url.path, problem: "\(detailsFile) is not valid: \(error)")
-                }
-                voice.language = details.language ?? voice.language
-                voice.gender = details.gender ?? voice.gender
-                voice.summary = details.summary ?? voice.summary
-                instruction = details.instruction
-                if let text = instruction, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    throw CosyVoiceError.invalidVoice(folder: url.path,
-                                                      problem: "\(detailsFile) has an empty instruction; remove it or say what to do")
-                }
+            seen[collisionKey(name)] = name
+            do {
+                contents.entries.append(try entry(named: name, at: url))
+            } catch let problem as Problem {
+                contents.unusable.append(UnusableVoice(id: name, problem: problem.text))
+            } catch {
+                contents.unusable.append(UnusableVoice(id: name, problem: "\(error)"))
             }
-            let tokenBytes = (try? FileManager.default.attributesOfItem(
-                atPath: url.appendingPathComponent(VoicePrompt.File.promptTokens.rawValue).path)[.size] as? Int) ?? 0
-            return Entry(voice: voice, folder: url, duration: Double(tokenBytes / 8) / 25, instruction: instruction)
         }
+        return contents
+    }
+
+    /// The usable voices in `folder` (see `contents(of:)`).
+    public static func entries(in folder: URL) -> [Entry] { contents(of: folder).entries }
+
+    /// Why one voice folder cannot be used.
+    private struct Problem: Error { var text: String }
+
+    /// The voice in `url`, read from its prompt files and `voice.json`.
+    private static func entry(named name: String, at url: URL) throws -> Entry {
+        let missing = VoicePrompt.File.allCases.map(\.rawValue).filter {
+            !FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path)
+        }
+        guard missing.isEmpty else {
+            throw Problem(text: "it is incomplete (\(missing.joined(separator: ", ")) missing)")
+        }
+        var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)
+        var instruction: String?
+        if let data = FileManager.default.contents(atPath: url.appendingPathComponent(detailsFile).path) {
+            let details: Details
+            do {
+                details = try JSONDecoder().decode(Details.self, from: data)
+            } catch {
+                throw Problem(text: "its \(detailsFile) is not valid JSON of a voice description")
+            }
+            voice.language = details.language ?? voice.language
+            voice.gender = details.gender ?? voice.gender
+            voice.summary = details.summary ?? voice.summary
+            instruction = details.instruction
+            if let text = instruction, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                throw Problem(text: "its \(detailsFile) has an empty instruction; remove it or say what to do")
+            }
+        }
+        let tokenBytes = (try? FileManager.default.attributesOfItem(
+            atPath: url.appendingPathComponent(VoicePrompt.File.promptTokens.rawValue).path)[.size] as? Int) ?? 0
+        return Entry(voice: voice, folder: url, duration: Double(tokenBytes / 8) / 25, instruction: instruction)
     }
 
     /// Writes `prompt` as voice `id` into `folder`, with its description and, for a dialect or style voice,

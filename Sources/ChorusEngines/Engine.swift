@@ -48,6 +48,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// What `load(from:)` accepts, in a few words ("a Kokoro model folder").
     public let modelDescription: String
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
+    private var unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice] = { _ in [] }
     private let loader: @Sendable (URL?, String?) throws -> any SpeechSynthesizer
 
     public var description: String { id }
@@ -68,6 +69,11 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// the engine's sessions; throws as loading would when the model's files are not there.
     public func installedVoices(from model: URL? = nil) throws -> [Voice] {
         try voiceLister(model)
+    }
+
+    /// The voices installed for `model` that cannot be used (damaged or incomplete), with why; read from disk.
+    public func unusableVoices(from model: URL? = nil) -> [UnusableVoice] {
+        unusableVoiceLister(model)
     }
 
     /// `load(from:)` for an engine that clones voices; throws for one that cannot.
@@ -106,7 +112,8 @@ extension Engine {
     public static let cosyvoice = Engine(
         id: "cosyvoice", name: "CosyVoice 3", sampleRate: 24_000, capabilities: [.streaming, .voiceCloning, .instructions],
         defaultModel: CosyVoiceSynthesizer.defaultFolder, modelDescription: "a CosyVoice 3 model folder",
-        voiceLister: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) }
+        voiceLister: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
+        unusableVoiceLister: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
     ) { model, _ in
         try CosyVoiceSynthesizer(folder: model)
     }

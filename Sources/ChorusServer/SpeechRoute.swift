@@ -144,6 +144,8 @@ extension APIError {
                 return .invalid(error.description, param: "input")
             case .unknownVoice, .clonedVoiceOfAnotherEngine:
                 return .invalid(error.description, param: "voice", code: "voice_not_found")
+            case .unusableVoice:
+                return .invalid(error.description, param: "voice", code: "voice_unusable")
             case .invalidSpeed:
                 return .invalid(error.description, param: "speed")
             case .noVoices:

@@ -5,6 +5,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The text is longer than the engine accepts in one request.
     case textTooLong(characters: Int, limit: Int)
     case unknownVoice(String, engine: String, available: [String])
+    /// The voice is installed but damaged or incomplete.
+    case unusableVoice(String, engine: String, problem: String)
     case noVoices(engine: String)
     case invalidSpeed(Float)
     /// A request names a voice cloned by another engine (or, for an engine that cannot clone, any cloned voice).
@@ -24,6 +26,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The text has \(characters) characters, more than the \(limit) allowed in one request; split it or stream it."
         case .unknownVoice(let id, let engine, let available):
             return "Unknown voice '\(id)' for \(engine). Available: \(available.joined(separator: ", "))."
+        case .unusableVoice(let id, let engine, let problem):
+            return "The \(engine) voice '\(id)' cannot be used: \(problem); add it again with `chorus voice add` or remove its folder."
         case .noVoices(let engine):
             return "The \(engine) engine has no voices installed."
         case .clonedVoiceOfAnotherEngine(let voice, let madeBy, let engine):

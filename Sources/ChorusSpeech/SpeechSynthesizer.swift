@@ -9,11 +9,29 @@ public protocol SpeechSynthesizer: Sendable {
     var sampleRate: Int { get }
     /// Voices this engine can use, the default first.
     var voices: [Voice] { get }
+    /// Voices installed on disk that cannot be used (a damaged description, a missing file), with why;
+    /// they are left out of `voices` so the others still work.
+    var unusableVoices: [UnusableVoice] { get }
     /// Audio for `request`, piece by piece, in order.
     func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error>
 }
 
+/// An installed voice that cannot be used, and why ("voice.json is not valid: ...").
+public struct UnusableVoice: Sendable, Hashable, CustomStringConvertible {
+    public var id: String
+    public var problem: String
+
+    public init(id: String, problem: String) {
+        self.id = id
+        self.problem = problem
+    }
+
+    public var description: String { "\(id): \(problem)" }
+}
+
 extension SpeechSynthesizer {
+    public var unusableVoices: [UnusableVoice] { [] }
+
     /// The whole utterance as one buffer.
     public func synthesize(_ request: SynthesisRequest) async throws -> [Float] {
         var samples: [Float] = []
@@ -42,6 +60,9 @@ extension SpeechSynthesizer {
     public func voice(_ id: String?) throws -> Voice {
         guard let first = voices.first else { throw SpeechError.noVoices(engine: engineName) }
         guard let id else { return first }
+        if let unusable = unusableVoices.first(where: { $0.id == id }) {
+            throw SpeechError.unusableVoice(id, engine: engineName, problem: unusable.problem)
+        }
         guard let voice = voices.first(where: { $0.id == id }) else {
             throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
         }

@@ -97,4 +97,17 @@ import Testing
         #expect(listed.standardError.contains("not available: piper: The piper model is missing: \(root.path)/piper/en_US-joe-medium.onnx not found"),
                 "\(listed.standardError)")
     }
+
+    @Test func aDamagedVoiceIsNamedAndTheOthersStillListed() async throws {
+        let root = try Self.corruptModels()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let voices = root.appendingPathComponent("cosyvoice/voices")
+        try FileManager.default.copyItem(at: voices.appendingPathComponent("fox"), to: voices.appendingPathComponent("owl"))
+        try Data("{broken".utf8).write(to: voices.appendingPathComponent("owl/voice.json"))
+        let listed = try await ChorusProcess.running(["voices", "--engine", "cosyvoice"], environment: ["CHORUS_MODELS": root.path])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput.contains("fox"))
+        #expect(!listed.standardOutput.contains("owl"))
+        #expect(listed.standardError == "not available: cosyvoice voice 'owl': its voice.json is not valid JSON of a voice description\n")
+    }
 }

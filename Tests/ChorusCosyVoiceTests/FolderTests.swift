@@ -188,8 +188,10 @@ import ChorusText
         try VoiceCatalog.add(prompt, id: "longjiaxin_v3", language: "yue", gender: .female, summary: "Cantonese", to: folder)
         try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("not-a-voice"), withIntermediateDirectories: true)
-        let entries = try VoiceCatalog.entries(in: folder)
+        let entries = VoiceCatalog.entries(in: folder)
         #expect(entries.map(\.voice.id) == ["a-first", "longjiaxin_v3"])
+        #expect(VoiceCatalog.contents(of: folder).unusable
+            == [UnusableVoice(id: "not-a-voice", problem: "it is incomplete (speaker_embedding.bin, prompt_tokens.bin, prompt_mel.bin, prompt_text.txt missing)")])
         #expect(entries[1].voice.language == "yue")
         #expect(entries[1].voice.gender == .female)
         #expect(entries[1].voice.summary == "Cantonese")
@@ -200,7 +202,7 @@ import ChorusText
             try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
         }
         try VoiceCatalog.add(prompt, id: "a-first", language: "en", gender: .male, to: folder, replacing: true)
-        #expect(try VoiceCatalog.entries(in: folder)[0].voice.language == "en")
+        #expect(VoiceCatalog.entries(in: folder)[0].voice.language == "en")
         let invalid = try #require(throws: CosyVoiceError.self) {
             try VoiceCatalog.add(prompt, id: "../escape", language: "zh", gender: .male, to: folder)
         }
@@ -214,7 +216,7 @@ import ChorusText
         try VoiceCatalog.add(prompt, id: "mine-yue", language: "yue", gender: .female,
                              instruction: Dialect.cantonese.instruction, to: folder)
         try VoiceCatalog.add(prompt, id: "mine", language: "zh", gender: .female, to: folder)
-        let entries = try VoiceCatalog.entries(in: folder)
+        let entries = VoiceCatalog.entries(in: folder)
         #expect(entries.map(\.instruction) == [nil, "请用广东话表达。"])
 
         let empty = try #require(throws: CosyVoiceError.self) {
@@ -223,10 +225,12 @@ import ChorusText
         #expect(empty.description.contains("instruction is empty"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("blank").path))
 
-        // A hand-edited voice.json with an empty instruction is refused when the catalog is read.
+        // A hand-edited voice.json with an empty instruction makes that voice unusable, not the others.
         try Data(#"{"instruction": ""}"#.utf8).write(to: entries[1].folder.appendingPathComponent(VoiceCatalog.detailsFile))
-        let edited = try #require(throws: CosyVoiceError.self) { try VoiceCatalog.entries(in: folder) }
-        #expect(edited.description.contains("empty instruction"))
+        let edited = VoiceCatalog.contents(of: folder)
+        #expect(edited.entries.map(\.voice.id) == ["mine"])
+        #expect(edited.unusable.map(\.id) == ["mine-yue"])
+        #expect(edited.unusable[0].problem.contains("empty instruction"))
     }
 
     @Test func aVoiceBeingWrittenIsNotListedAndNoStagingIsLeftBehind() throws {
@@ -235,12 +239,12 @@ import ChorusText
         let prompt = try VoicePrompt(contentsOf: TestResources.voice)
         // What an interrupted add leaves: a complete-looking staging folder under a hidden name.
         try prompt.write(to: folder.appendingPathComponent(".half.1234.partial"))
-        #expect(try VoiceCatalog.entries(in: folder).isEmpty)
+        #expect(VoiceCatalog.entries(in: folder).isEmpty)
         try VoiceCatalog.add(prompt, id: "whole", language: "zh", gender: .female, to: folder)
         try VoiceCatalog.add(prompt, id: "whole", language: "yue", gender: .female, to: folder, replacing: true)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == [".half.1234.partial", "whole"])
-        #expect(try VoiceCatalog.entries(in: folder).map(\.voice.language) == ["yue"])
+        #expect(VoiceCatalog.entries(in: folder).map(\.voice.language) == ["yue"])
     }
 
     @Test func idsAreNormalisedAndLookAlikesRefused() throws {
@@ -269,7 +273,7 @@ import ChorusText
         #expect(try refusal("").contains("empty"))
         #expect(try refusal("-x").contains("letters, digits"))
         #expect(try refusal("a b").contains("letters, digits"))
-        #expect(try VoiceCatalog.entries(in: folder).map(\.voice.id).count == 3)
+        #expect(VoiceCatalog.entries(in: folder).map(\.voice.id).count == 3)
 
         let file = folder.appendingPathComponent("voices-file")
         try Data("x".utf8).write(to: file)
@@ -288,10 +292,36 @@ import ChorusText
             try prompt.write(to: folder.appendingPathComponent(name, isDirectory: true))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 4)
-        let ids = try VoiceCatalog.entries(in: folder).map(\.voice.id)
+        let ids = VoiceCatalog.entries(in: folder).map(\.voice.id)
         #expect(ids.count == 2)
+        // The look-alikes are reported, so a user sees why a folder is not listed.
+        #expect(VoiceCatalog.contents(of: folder).unusable.count == 2)
         #expect(ids.last == "other")
         #expect(Dictionary(ids.map { ($0, 1) }, uniquingKeysWith: +).values.allSatisfy { $0 == 1 })
+    }
+
+    @Test func aBrokenVoiceLeavesTheOthersUsableAndSaysWhatIsWrong() throws {
+        let folder = try TestResources.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let prompt = try VoicePrompt(contentsOf: TestResources.voice)
+        for id in ["good", "garbled", "partial"] {
+            try VoiceCatalog.add(prompt, id: id, language: "zh", gender: .female, to: folder)
+        }
+        try Data("{not json".utf8).write(to: folder.appendingPathComponent("garbled/\(VoiceCatalog.detailsFile)"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("partial/\(VoicePrompt.File.promptMel.rawValue)"))
+
+        let engine = try CosyVoiceSynthesizer(models: ModelFolder(url: TestResources.models), voicesFolder: folder)
+        #expect(engine.voices.map(\.id) == ["good"])
+        #expect(engine.unusableVoices.map(\.id) == ["garbled", "partial"])
+        #expect(throws: SpeechError.unusableVoice("garbled", engine: "cosyvoice",
+                                                  problem: "its voice.json is not valid JSON of a voice description")) {
+            try engine.voice("garbled")
+        }
+        let incomplete = try #require(throws: SpeechError.self) { try engine.voice("partial") }
+        #expect("\(incomplete)" == "The cosyvoice voice 'partial' cannot be used: it is incomplete (prompt_mel.bin missing); "
+            + "add it again with `chorus voice add` or remove its folder.")
+        #expect(throws: SpeechError.self) { try engine.voice("nobody") }
+        _ = try engine.voicePrompt("good")
     }
 
     @Test func aMissingModelFolderSaysHowToGetIt() throws {
