@@ -110,8 +110,8 @@ let package = Package(
 
         // Playback and providers.
         .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
-        .target(name: "ChorusTesting", dependencies: ["ChorusSpeech", "ChorusStreaming"]),
-        .target(name: "ChorusCloud", dependencies: ["ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+        .target(name: "ChorusTesting", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusStreaming"]),
+        .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
         .target(name: "ChorusGoogle", dependencies: ["ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
         .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, zip]),
 
@@ -152,9 +152,9 @@ let package = Package(
         .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
+        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
-        .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
+        .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),

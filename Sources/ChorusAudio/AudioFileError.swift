@@ -74,6 +74,17 @@ extension AudioFileError {
         return text
     }
 
+    /// Why a file could not be created: `reason(errno:)`, except that a missing path means the folder.
+    public static func creationReason(errno code: Int32) -> String {
+        code == ENOENT ? "no such folder" : reason(errno: code)
+    }
+
+    /// `creationReason(errno:)` for the error a create threw.
+    public static func creationReason(for error: any Error) -> String {
+        if let posix = error as? POSIXError { return creationReason(errno: posix.code.rawValue) }
+        return reason(for: error)
+    }
+
     /// A short reason for an operating-system error number, worded for the common cases.
     public static func reason(errno code: Int32) -> String {
         switch code {

@@ -18,7 +18,9 @@ public final class WAVStreamWriter {
 
     private var handle: FileHandle?
 
-    /// Creates (or replaces) the file at `url` and writes its header.
+    /// Creates (or truncates) the file at `url` and writes its header. The file is opened with open(2),
+    /// so a device at `url` (`/dev/null`) is written to, not replaced by a file as FileManager would.
+    /// Give a `StagedFile`'s temporary URL to have the finished file put in place only when complete.
     public init(url: URL, sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16) throws {
         self.url = url
         self.sampleRate = sampleRate
@@ -26,16 +28,16 @@ public final class WAVStreamWriter {
         self.format = format
         let header = try WAVWriter.header(sampleRate: sampleRate, channels: channels, format: format,
                                           dataBytes: Int(UInt32.max))
-        guard FileManager.default.createFile(atPath: url.path, contents: header) else {
-            let folder = url.deletingLastPathComponent().path
-            let reason = FileManager.default.fileExists(atPath: folder) ? "permission denied" : "no such folder"
-            throw AudioFileError.cannotCreate(path: url.path, reason: reason)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.creationReason(errno: errno))
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        self.handle = handle
         do {
-            let handle = try FileHandle(forWritingTo: url)
-            try handle.seekToEnd()
-            self.handle = handle
+            try handle.write(contentsOf: header)
         } catch {
+            self.handle = nil
             throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
         }
     }
@@ -66,8 +68,8 @@ public final class WAVStreamWriter {
         do {
             let header = try WAVWriter.header(sampleRate: sampleRate, channels: channels, format: format,
                                               dataBytes: dataBytes)
-            try handle.seek(toOffset: 0)
-            try handle.write(contentsOf: header)
+            // A pipe cannot seek back; its header keeps the "size unknown" values streams use.
+            if lseek(handle.fileDescriptor, 0, SEEK_SET) == 0 { try handle.write(contentsOf: header) }
             try handle.close()
         } catch {
             try? handle.close()

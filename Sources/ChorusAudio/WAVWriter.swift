@@ -77,25 +77,27 @@ public enum WAVWriter {
         }
     }
 
-    /// Writes `data` under a temporary name in the target's folder, then renames it over `url` (`StagedFile`).
-    public static func atomicallyWrite(_ data: Data, to url: URL) throws {
+    /// Writes `data` under a temporary name in the target's folder, then puts it in place over `url`
+    /// (`StagedFile`: a device is written directly, a replaced file keeps its mode, owner and links).
+    public static func atomicallyWrite(_ data: Data, to url: URL, policy: OutputTarget.Policy = OutputTarget.Policy()) throws {
         do {
-            try StagedFile.write(to: url) { temporary in
-                guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                    throw AudioFileError.cannotCreate(path: url.path, reason: creationFailure(in: url.deletingLastPathComponent()))
+            try StagedFile.write(to: url, policy: policy) { staged in
+                let handle: FileHandle
+                do {
+                    handle = try staged.create()
+                } catch {
+                    throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.creationReason(for: error))
                 }
-                try data.write(to: temporary)
+                try handle.write(contentsOf: data)
+                try handle.close()
             }
         } catch let error as AudioFileError {
+            throw error
+        } catch let error as OutputError {
             throw error
         } catch {
             throw AudioFileError.writeFailed(path: url.path, reason: AudioFileError.reason(for: error))
         }
-    }
-
-    /// Why a file could not be created in `folder`: it is not there, or it is not writable.
-    public static func creationFailure(in folder: URL) -> String {
-        FileManager.default.fileExists(atPath: folder.path) ? "permission denied" : "no such folder"
     }
 }
 

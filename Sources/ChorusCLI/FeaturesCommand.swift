@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusDSP
+import ChorusModels
 import Foundation
 
 extension FeatureKind: ExpressibleByArgument {}
@@ -26,6 +27,9 @@ struct FeaturesCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the .npy file.")
     var output: String?
 
+    @Flag(help: "Replace the output file even when it is read-only.")
+    var force = false
+
     func run() throws {
         if list || kind == nil {
             for kind in FeatureKind.allCases {
@@ -36,6 +40,10 @@ struct FeaturesCommand: ParsableCommand {
         }
         guard let kind, let input else { throw ValidationError("Give the input WAV file.") }
         guard let output else { throw ValidationError("Give the output file with -o OUT.npy.") }
+        StagedFile.cleansUpOnSignals()
+        let destination = URL(fileURLWithPath: output)
+        let policy = OutputTarget.Policy(inputs: [URL(fileURLWithPath: input)], replacesReadOnly: force)
+        _ = try OutputTarget.inspect(destination, policy: policy)  // before the work, not after it
         let extractor = kind.extractor
         let (samples, rate) = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: input))
         if let bad = samples.firstIndex(where: { !$0.isFinite }) {
@@ -44,8 +52,15 @@ struct FeaturesCommand: ParsableCommand {
         }
         let audio = try Resampler.resample(samples, from: rate, to: extractor.sampleRate)
         let features = extractor(audio)
-        try NPYFile(shape: [features.rows, features.columns], values: features.values)
-            .write(to: URL(fileURLWithPath: output))
+        let npy = try NPYFile(shape: [features.rows, features.columns], values: features.values)
+        try StagedFile.write(to: destination, policy: policy) { staged in
+            do {
+                let handle = try staged.create(contents: npy.encoded())
+                try handle.close()
+            } catch {
+                throw ValidationError("Cannot write \(output): \(AudioFileError.reason(for: error)).")
+            }
+        }
         let note = rate == extractor.sampleRate ? "" : " (resampled from \(rate) Hz)"
         FileHandle.standardError.write(Data(
             "\(kind.rawValue): \(features.rows) frames x \(features.columns) features at \(extractor.sampleRate) Hz\(note) -> \(output)\n".utf8))

@@ -34,6 +34,9 @@ struct SpeakCommand: AsyncParsableCommand {
     @Option(help: "Speaking rate from 0.5 to 2 (1 is the voice's natural pace).")
     var speed: Float = 1
 
+    @Flag(help: "Replace the output file even when it is read-only.")
+    var force = false
+
     @Option(help: "Sample format of the WAV file: pcm16 or float32.")
     var sampleFormat: SampleFormatChoice = .pcm16
 
@@ -47,16 +50,18 @@ struct SpeakCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StagedFile.cleansUpOnSignals()
         if streaming.stream || streaming.provider != nil {
             return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
-                                             voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose).run()
+                                             voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose,
+                                             outputPolicy: outputPolicy).run()
         }
         let text = try input.read()
         guard let output else {
             throw ValidationError("No output file. Add -o FILE.wav.")
         }
         let destination = URL(fileURLWithPath: output)
-        try Self.checkWritable(destination)
+        try Self.checkWritable(destination, policy: outputPolicy)
 
         let synthesizer = try await engineOptions.load()
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed)
@@ -67,8 +72,8 @@ struct SpeakCommand: AsyncParsableCommand {
         let reportsProgress = verbose || text.count > 200
         let written: Int
         do {
-            written = try await StagedFile.write(to: destination) { temporary in
-                let writer = try WAVStreamWriter(url: temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
+            written = try await StagedFile.write(to: destination, policy: outputPolicy) { staged in
+                let writer = try WAVStreamWriter(url: staged.temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
                 var progress = TextProgress(text: text)
                 for try await chunk in synthesizer.stream(request) {
                     try writer.write(chunk.samples)
@@ -91,8 +96,13 @@ struct SpeakCommand: AsyncParsableCommand {
                            output, seconds, synthesizer.sampleRate, elapsed, seconds / max(elapsed, 1e-9)))
     }
 
+    /// What the output may not be: the text file read, or a read-only file unless `--force`.
+    var outputPolicy: OutputTarget.Policy {
+        OutputTarget.Policy(inputs: input.file.map { [URL(fileURLWithPath: $0)] } ?? [], replacesReadOnly: force)
+    }
+
     /// Fails early, before any synthesis, when the output cannot be written.
-    static func checkWritable(_ url: URL) throws {
+    static func checkWritable(_ url: URL, policy: OutputTarget.Policy) throws {
         let folder = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -101,9 +111,7 @@ struct SpeakCommand: AsyncParsableCommand {
         guard FileManager.default.isWritableFile(atPath: folder) else {
             throw ValidationError("Cannot write \(url.path): folder \(folder) is not writable.")
         }
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ValidationError("Cannot write \(url.path): it is a folder.")
-        }
+        _ = try OutputTarget.inspect(url, policy: policy)
     }
 
     /// What `-v` says about how the engine reads text: CosyVoice's text normalisation, NeuTTS's espeak-ng.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ChorusModels
 import ChorusSpeech
 import ChorusStreaming
 import ChorusText
@@ -48,6 +49,7 @@ struct StreamingSpeech {
     var speed: Float
     var sampleFormat: SampleFormatChoice
     var verbose: Bool
+    var outputPolicy: OutputTarget.Policy
 
     func run() async throws {
         // Text given whole is checked before any model work or output.
@@ -111,8 +113,8 @@ struct StreamingSpeech {
             return PCMStreamSink(container: options.format == .wav ? .wav : .raw, sampleFormat: sampleFormat.format)
         case let path?:
             let url = URL(fileURLWithPath: path)
-            try SpeakCommand.checkWritable(url)
-            return WAVFileSink(url: url, sampleFormat: sampleFormat.format)
+            try SpeakCommand.checkWritable(url, policy: outputPolicy)
+            return WAVFileSink(url: url, sampleFormat: sampleFormat.format, policy: outputPolicy)
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 
 /// How far a pull has got, shared between the downloads (which add to it) and whoever shows it
@@ -33,18 +34,4 @@ public final class PullProgress: Sendable {
     }
     func fileDone() { state.withLock { $0.filesDone += 1 } }
     func note(_ line: String) { state.withLock { $0.notes.append(line) } }
-}
-
-/// A value behind a lock (Synchronization's `Mutex` needs macOS 15; this package supports 14).
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }

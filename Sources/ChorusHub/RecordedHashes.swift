@@ -30,6 +30,6 @@ struct RecordedHashes: Sendable {
         for (name, hash) in entries where hashes[name] == nil { hashes[name] = hash }
         let text = hashes.keys.sorted().map { "\(hashes[$0]!)  \($0)\n" }.joined()
         try ModelPuller.makeFolder(file.deletingLastPathComponent())
-        try ModelPuller.writing(file.path) { try StagedFile.write(to: file) { try Data(text.utf8).write(to: $0) } }
+        try ModelPuller.writing(file.path) { try StagedFile.write(to: file) { try Data(text.utf8).write(to: $0.temporary) } }
     }
 }

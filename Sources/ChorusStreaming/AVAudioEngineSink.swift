@@ -1,5 +1,6 @@
 #if canImport(AVFoundation)
 @preconcurrency import AVFoundation
+import ChorusModels
 
 /// Plays through `AVAudioEngine` (Apple platforms): one player node on the engine's main mixer,
 /// which converts the rate to the hardware's.

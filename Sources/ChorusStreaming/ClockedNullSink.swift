@@ -1,3 +1,5 @@
+import ChorusModels
+
 /// A sink that plays nothing but takes as long as playing would, on a clock of the caller's choice.
 ///
 /// With `ContinuousClock` it consumes in real time, for benchmarks: it records how late each piece

@@ -1,3 +1,5 @@
+import ChorusModels
+
 /// Carries "these samples were played" from a sink's threads and callbacks to the pipeline's task.
 ///
 /// The pipeline suspends in `next()` while its buffer is full; the sink's next report resumes it,

@@ -12,6 +12,7 @@ public final class WAVFileSink: AudioSink {
     public let sampleFormat: WAVSampleFormat
     public var name: String { "WAV file \(url.path)" }
     private let rate: Int?
+    private let policy: OutputTarget.Policy
     private let state = Locked(State())
 
     private struct State {
@@ -21,28 +22,28 @@ public final class WAVFileSink: AudioSink {
         var dataBytes = 0
     }
 
-    /// - Parameter sampleRate: the rate to write at; nil keeps the provider's.
-    public init(url: URL, sampleFormat: WAVSampleFormat = .pcm16, sampleRate: Int? = nil) {
+    /// - Parameters:
+    ///   - sampleRate: the rate to write at; nil keeps the provider's.
+    ///   - policy: which files the output may not be (the inputs) and whether a read-only one is replaced.
+    public init(url: URL, sampleFormat: WAVSampleFormat = .pcm16, sampleRate: Int? = nil,
+                policy: OutputTarget.Policy = OutputTarget.Policy()) {
         self.url = url
         self.sampleFormat = sampleFormat
         self.rate = sampleRate
+        self.policy = policy
     }
 
     public func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
         let format = SinkFormat(sampleRate: rate ?? source.sampleRate, channels: source.channels)
-        let staged = StagedFile(destination: url)
         let header = try WAVWriter.header(
             sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: 0)
-        guard FileManager.default.createFile(atPath: staged.temporary.path, contents: header) else {
-            throw AudioSinkError.cannotCreate(path: url.path, reason: WAVWriter.creationFailure(in: url.deletingLastPathComponent()))
-        }
+        let staged = try StagedFile(destination: url, policy: policy)
         do {
-            let handle = try FileHandle(forWritingTo: staged.temporary)
-            try handle.seekToEnd()
+            let handle = try staged.create(contents: header)
             state.withLock { $0 = State(handle: handle, staged: staged, format: format) }
         } catch {
             staged.discard()
-            throw AudioSinkError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
+            throw AudioSinkError.cannotCreate(path: url.path, reason: AudioFileError.creationReason(for: error))
         }
         return format
     }
@@ -72,8 +73,8 @@ public final class WAVFileSink: AudioSink {
         do {
             let header = try WAVWriter.header(
                 sampleRate: format.sampleRate, channels: format.channels, format: sampleFormat, dataBytes: closing.dataBytes)
-            try handle.seek(toOffset: 0)
-            try handle.write(contentsOf: header)
+            // A pipe cannot seek back; its header keeps the sizes it started with.
+            if lseek(handle.fileDescriptor, 0, SEEK_SET) == 0 { try handle.write(contentsOf: header) }
             try handle.close()
             try staged.commit()
         } catch {

@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusSpeech
 import ChorusStreaming
 

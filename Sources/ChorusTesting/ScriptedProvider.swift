@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusStreaming
 import Foundation
 

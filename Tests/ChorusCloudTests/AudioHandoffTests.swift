@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import ChorusStreaming
 @testable import ChorusCloud

@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusAudio
 import ChorusSpeech
 @testable import ChorusServer

@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusAudio
 import Foundation
 @testable import ChorusStreaming

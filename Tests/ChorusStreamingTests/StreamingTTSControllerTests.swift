@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 @testable import ChorusStreaming
 import ChorusTesting

@@ -2,9 +2,9 @@ import Foundation
 
 /// A value shared between threads, read and changed only under its lock.
 ///
-/// Sinks are fed from the pipeline's task and report back from device threads and callbacks,
-/// so their state needs a lock rather than an actor. Visible to the package's other targets
-/// (cloud providers, the command) that share state with threads the same way.
+/// For state touched from threads outside Swift concurrency (device callbacks, signal handlers,
+/// network event loops), where an actor cannot be awaited. Synchronization's `Mutex` would do, but
+/// it needs macOS 15 and the package supports 14. Visible to the package's other targets.
 package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
