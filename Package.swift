@@ -112,7 +112,7 @@ let package = Package(
         .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
         .target(name: "ChorusTesting", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
-        .target(name: "ChorusGoogle", dependencies: ["ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
+        .target(name: "ChorusGoogle", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
         .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, zip]),
 
         // The registry and the umbrella.
@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
-        .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
+        .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),

@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusCloud
 import ChorusStreaming
 import Foundation

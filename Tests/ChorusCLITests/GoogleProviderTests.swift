@@ -1,6 +1,7 @@
 import ChorusAudio
 @testable import ChorusCLI
 import ChorusGoogle
+import ChorusModels
 import ChorusStreaming
 import Foundation
 import GRPCCore

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
