@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "ChorusGenerationTests", dependencies: ["ChorusGeneration", "ChorusDSP", "ChorusONNX"]),
         .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusTesting", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
