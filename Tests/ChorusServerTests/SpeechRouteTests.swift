@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusAudio
 @testable import ChorusServer
 import ChorusSpeech
