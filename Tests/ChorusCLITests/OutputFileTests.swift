@@ -87,7 +87,7 @@ struct OutputFileTests {
         let output = folder.appendingPathComponent("story.wav")
         try Data("previous".utf8).write(to: output)
         let story = folder.appendingPathComponent("story.txt")
-        try Data(String(repeating: "This sentence keeps the voice busy for a while. ", count: 60).utf8).write(to: story)
+        try Data(String(repeating: "This sentence keeps the voice busy for a while. ", count: 400).utf8).write(to: story)
         let process = Process()
         process.executableURL = ChorusProcess.binary
         process.arguments = ["speak", "--engine", "piper", "--file", story.path, "-o", output.path]
@@ -96,17 +96,21 @@ struct OutputFileTests {
             process.terminationHandler = { continuation.yield($0.terminationReason); continuation.finish() }
         }
         try process.run()
-        // Wait (without holding a thread for long) until the temporary file is there, then signal.
-        var sawPartial = false
-        for _ in 0..<600 where process.isRunning {
-            if try FileManager.default.contentsOfDirectory(atPath: folder.path).contains(where: { $0.hasSuffix(".partial") }) {
-                sawPartial = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        // Watch for the temporary file on a thread of its own and signal from there: a task on the shared
+        // pool may not run again for seconds while the suite's other tests hold it, by when the command is done.
+        let sawPartial = await withCheckedContinuation { continuation in
+            Thread {
+                var seen = false
+                for _ in 0..<6_000 where process.isRunning && !seen {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                    seen = names.contains { $0.hasSuffix(".partial") }
+                    if !seen { usleep(10_000) }
+                }
+                if seen { kill(process.processIdentifier, number) }
+                continuation.resume(returning: seen)
+            }.start()
         }
         #expect(sawPartial, "the command ended before writing began")
-        kill(process.processIdentifier, number)
         var reason: Process.TerminationReason?
         for await value in ended { reason = value }
         #expect(reason == .uncaughtSignal)
