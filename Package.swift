@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusTesting", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusModels", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusTesting"]),
         .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),

@@ -67,13 +67,6 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let folder = model.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.current.folder(for: FastConformerRecognizer.manifest)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw RecognitionError.modelFolderMissing(path: folder.path, remedy: """
-                No FastConformer weights ship with Chorus; pass --model DIR with the folder of an exported model \
-                (`chorus transcribe --help` lists its files).
-                """)
-        }
         let recognizer = try FastConformerRecognizer(folder: folder, options: SessionOptions(intraOpThreads: threads))
         let vadInstalled = !noVad && FileManager.default.fileExists(atPath: SileroVAD.defaultModelPath)
         if live {

@@ -13,5 +13,8 @@ extension FastConformerRecognizer {
         ],
         source: "an export you bring (NeMo FastConformer CTC: [1, 80, frames] features in, log-probabilities out)",
         licence: "that of the model you bring",
-        installation: .manual("See `chorus transcribe --help` for the files a FastConformer model folder holds."))
+        installation: .manual("""
+            No FastConformer weights ship with Chorus: bring an exported model (`chorus transcribe --help` lists its \
+            files) and put it there, or pass its folder with --model.
+            """))
 }

@@ -1,4 +1,5 @@
 import ChorusDSP
+import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusText
@@ -57,27 +58,22 @@ public struct FastConformerRecognizer: ChunkTranscribing {
     /// Loads the model in `folder`; `tokenizer` replaces the folder's `tokenizer.model` when given.
     public init(folder: URL, tokenizer: (any TokenDecoding)? = nil, options: SessionOptions = SessionOptions(),
                 cache: SessionCache = SessionCache()) throws {
-        let remedy = "See `chorus transcribe --help` for the files a FastConformer model folder holds."
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw RecognitionError.modelFolderMissing(path: folder.path, remedy: """
-                No FastConformer weights ship with Chorus: give the folder of an exported model, \
-                holding encoder.onnx (or encoder_T<frames>.onnx per bucket) and tokenizer.model or tokens.txt.
-                """)
+            throw Self.manifest.missing(folder.path)
         }
         guard let encoder = CTCHead.find(stem: "encoder", in: folder, options: options, cache: cache) else {
-            throw RecognitionError.missingModelFile(
-                folder: folder.path, file: "encoder.onnx (or encoder_T<frames>.onnx per bucket)", remedy: remedy)
+            throw Self.manifest.missing(folder.appendingPathComponent("encoder.onnx (or encoder_T<frames>.onnx per bucket)").path)
         }
         guard let tokenizer = try tokenizer ?? Self.loadTokenizer(in: folder) else {
-            throw RecognitionError.missingModelFile(folder: folder.path, file: "tokens.txt or tokenizer.model", remedy: remedy)
+            throw Self.manifest.missing(folder.appendingPathComponent("tokens.txt or tokenizer.model").path)
         }
         var pronunciation: (head: CTCHead, vocabulary: SymbolVocabulary)?
         if let head = CTCHead.find(stem: "pronunciation", in: folder, options: options, cache: cache) {
             let vocabulary = folder.appendingPathComponent("pronunciation_vocab.txt")
             guard FileManager.default.fileExists(atPath: vocabulary.path) else {
-                throw RecognitionError.missingModelFile(folder: folder.path, file: "pronunciation_vocab.txt",
-                                                        remedy: "The pronunciation head needs its symbols, one per line.")
+                throw ModelError.missingFile(model: Self.manifest.name, path: vocabulary.path,
+                                             remedy: "The pronunciation head needs its symbols, one per line.")
             }
             pronunciation = (head, try SymbolVocabulary(contentsOf: vocabulary))
         }

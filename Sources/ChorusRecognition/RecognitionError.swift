@@ -1,9 +1,6 @@
-/// What can go wrong recognising speech, worded for the person who has to fix it.
+/// What can go wrong recognising speech, worded for the person who has to fix it (a model file that is
+/// absent is a `ModelError`).
 public enum RecognitionError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The model folder does not exist, or is a file.
-    case modelFolderMissing(path: String, remedy: String)
-    /// The model folder lacks a file the recogniser needs.
-    case missingModelFile(folder: String, file: String, remedy: String)
     /// A model file does not have the interface of a CTC head.
     case unexpectedModel(path: String, reason: String)
     /// A bucket file's declared input length differs from the length in its name.
@@ -21,10 +18,6 @@ public enum RecognitionError: Error, Equatable, CustomStringConvertible, Sendabl
 
     public var description: String {
         switch self {
-        case .modelFolderMissing(let path, let remedy):
-            return "There is no recogniser model folder at \(path). \(remedy)"
-        case .missingModelFile(let folder, let file, let remedy):
-            return "The recogniser model in \(folder) has no \(file). \(remedy)"
         case .unexpectedModel(let path, let reason):
             return "\(path) is not a CTC model Chorus can run: \(reason)."
         case .bucketMismatch(let path, let named, let declared):

@@ -1,4 +1,5 @@
 import Foundation
+import ChorusModels
 import ChorusText
 
 /// Turns a CTC head's token ids into text: the SentencePiece model for the transcript, a symbol
@@ -143,10 +144,9 @@ public struct PieceVocabulary: TokenDecoding, Equatable {
 
 /// The text of a vocabulary file whose lines each hold `lines`, or an error naming the file.
 private func vocabularyText(at url: URL, lines: String) throws -> String {
+    guard FileManager.default.fileExists(atPath: url.path) else { throw FastConformerRecognizer.manifest.missing(url.path) }
     guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-        throw RecognitionError.missingModelFile(
-            folder: url.deletingLastPathComponent().path, file: url.lastPathComponent,
-            remedy: "It must be a UTF-8 text file with \(lines) per line.")
+        throw TokenizerError.unreadableFile(path: url.path, reason: "it must be a UTF-8 text file with \(lines) per line")
     }
     return text
 }

@@ -46,10 +46,6 @@ public struct FastConformerTranscriber: SpeechTranscriber {
     /// Loads the model in `folder` (default `$CHORUS_MODELS/fastconformer`) and Silero VAD when installed.
     public init(folder: URL? = nil) throws {
         let folder = folder ?? ModelStore.current.folder(for: FastConformerRecognizer.manifest)
-        guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw ModelError.missingFile(model: "fastconformer", path: folder.path,
-                                         remedy: "No FastConformer weights ship with Chorus; put an exported model there (`chorus transcribe --help` lists its files).")
-        }
         let recognizer = try FastConformerRecognizer(folder: folder)
         let vad = FileManager.default.fileExists(atPath: SileroVAD.defaultModelPath) ? try SileroVAD() : nil
         segmenting = SegmentingTranscriber(vad: vad) { samples, rate in

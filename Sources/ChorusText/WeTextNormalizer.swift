@@ -31,7 +31,7 @@ public struct WeTextNormalizer: Sendable {
     /// Loads the grammars from `folder`, a copy of the wetext wheel's `fsts` folder.
     public init(folder: URL) throws {
         for file in Self.requiredFiles where !FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path) {
-            throw WeTextError.missingGrammar(folder: folder.path, file: file)
+            throw Self.manifest.missing(folder.appendingPathComponent(file).path)
         }
         func load(_ file: String) throws -> WeightedFST {
             try WeightedFST(contentsOf: folder.appendingPathComponent(file))

@@ -168,13 +168,13 @@ struct TranscribeCommandErrorTests {
 
     @Test func aMissingModelFolderIsNamedWithTheFlagToGive() async throws {
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", "/nonexistent/fastconformer"],
-                          saying: ["There is no recogniser model folder at /nonexistent/fastconformer", "pass --model DIR"])
+                          saying: ["model is missing: /nonexistent/fastconformer not found", "pass its folder with --model"])
         let root = try temporaryFolder()
         try await expectFailure(["transcribe", ToneModels.clip.path], environment: ["CHORUS_MODELS": root.path],
-                          saying: ["model folder at \(root.path)/fastconformer", "No FastConformer weights ship with Chorus"])
+                          saying: ["missing: \(root.path)/fastconformer not found", "No FastConformer weights ship with Chorus"])
         // A file where the folder should be.
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", ToneModels.clip.path],
-                          saying: ["There is no recogniser model folder at \(ToneModels.clip.path)"])
+                          saying: ["missing: \(ToneModels.clip.path) not found"])
     }
 
     @Test func aModelFolderMissingAFileNamesIt() async throws {
@@ -183,11 +183,11 @@ struct TranscribeCommandErrorTests {
         let noSymbols = try modelFolder(copying: ["encoder_T800.onnx", "tokens.txt", "pronunciation.onnx"])
         defer { [noEncoder, noTokens, noSymbols].forEach { try? FileManager.default.removeItem(at: $0) } }
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noEncoder.path],
-                          saying: ["\(noEncoder.path) has no encoder.onnx (or encoder_T<frames>.onnx", "chorus transcribe --help"])
+                          saying: ["\(noEncoder.path)/encoder.onnx (or encoder_T<frames>.onnx", "chorus transcribe --help"])
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noTokens.path],
-                          saying: ["\(noTokens.path) has no tokens.txt or tokenizer.model"])
+                          saying: ["\(noTokens.path)/tokens.txt or tokenizer.model not found"])
         try await expectFailure(["transcribe", ToneModels.clip.path, "--model", noSymbols.path],
-                          saying: ["has no pronunciation_vocab.txt", "needs its symbols, one per line"])
+                          saying: ["\(noSymbols.path)/pronunciation_vocab.txt not found", "needs its symbols, one per line"])
     }
 
     @Test func aVocabularyThatDoesNotFitTheModelNamesBoth() async throws {

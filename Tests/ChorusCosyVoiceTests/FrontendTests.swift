@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChorusModels
 import ChorusText
 @testable import ChorusCosyVoice
 
@@ -186,7 +187,7 @@ struct TextNormalizationChoiceTests {
 
     @Test func aNamedFolderMustHoldTheGrammars() {
         let folder = URL(fileURLWithPath: "/nonexistent/wetext")
-        #expect(throws: WeTextError.missingGrammar(folder: folder.path, file: "zh/tn/tagger.fst")) {
+        #expect(throws: WeTextNormalizer.manifest.missing(folder.path + "/zh/tn/tagger.fst")) {
             try engine(.wetext(folder: folder))
         }
     }

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusModels
 import Foundation
 import Testing
 @testable import ChorusRecognition
@@ -62,15 +63,12 @@ import Testing
     }
 
     @Test func aMissingFolderOrAFileInsteadIsNamed() throws {
-        #expect {
+        #expect(throws: FastConformerRecognizer.manifest.missing("/nonexistent/fastconformer")) {
             try FastConformerRecognizer(folder: URL(fileURLWithPath: "/nonexistent/fastconformer"))
-        } throws: { error in
-            guard case .modelFolderMissing(let path, _)? = error as? RecognitionError else { return false }
-            return path == "/nonexistent/fastconformer" && "\(error)".contains("encoder.onnx")
         }
-        #expect(throws: RecognitionError.self) {
-            try FastConformerRecognizer(folder: ToneSentence.resources.appendingPathComponent("tone_sentence.wav"))
-        }
+        #expect("\(FastConformerRecognizer.manifest.missing("/m"))".contains("`chorus transcribe --help` lists its files"))
+        let file = ToneSentence.resources.appendingPathComponent("tone_sentence.wav")
+        #expect(throws: FastConformerRecognizer.manifest.missing(file.path)) { try FastConformerRecognizer(folder: file) }
     }
 
     @Test func aFolderMissingAFileNamesIt() throws {
@@ -80,15 +78,13 @@ import Testing
             try? FileManager.default.removeItem(at: noTokens)
             try? FileManager.default.removeItem(at: noSymbols)
         }
-        #expect(throws: RecognitionError.missingModelFile(
-            folder: noTokens.path, file: "tokens.txt or tokenizer.model",
-            remedy: "See `chorus transcribe --help` for the files a FastConformer model folder holds.")) {
+        #expect(throws: FastConformerRecognizer.manifest.missing(noTokens.path + "/tokens.txt or tokenizer.model")) {
             try FastConformerRecognizer(folder: noTokens)
         }
         #expect {
             try FastConformerRecognizer(folder: noSymbols)
         } throws: { error in
-            "\(error)".contains("has no pronunciation_vocab.txt")
+            "\(error)".contains("missing: \(noSymbols.path)/pronunciation_vocab.txt not found")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ChorusModels
 import Testing
 @testable import ChorusText
 
@@ -153,7 +154,7 @@ struct WeightedFSTTests {
 
     @Test func missingGrammarFolderSaysWhichFile() {
         let folder = URL(fileURLWithPath: "/nonexistent/wetext")
-        #expect(throws: WeTextError.missingGrammar(folder: folder.path, file: "zh/tn/tagger.fst")) {
+        #expect(throws: WeTextNormalizer.manifest.missing(folder.path + "/zh/tn/tagger.fst")) {
             try WeTextNormalizer(folder: folder)
         }
     }
