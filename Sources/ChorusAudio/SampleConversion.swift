@@ -1,7 +1,7 @@
 /// Conversions between sample layouts and encodings.
 public enum SampleConversion {
     /// Averages interleaved frames of `channels` into one channel; a trailing partial frame is dropped.
-    public static func mixdown(_ interleaved: [Float], channels: Int) -> [Float] {
+    static func mixdown(_ interleaved: [Float], channels: Int) -> [Float] {
         precondition(channels > 0, "channels must be positive")
         if channels == 1 { return interleaved }
         let frames = interleaved.count / channels
@@ -42,7 +42,7 @@ public enum SampleConversion {
     }
 
     /// Splits interleaved frames into one array per channel.
-    public static func deinterleave(_ interleaved: [Float], channels: Int) -> [[Float]] {
+    static func deinterleave(_ interleaved: [Float], channels: Int) -> [[Float]] {
         (0..<channels).map { channel($0, of: interleaved, channels: channels) }
     }
 

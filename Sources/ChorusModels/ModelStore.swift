@@ -41,7 +41,7 @@ public struct ModelStore: Sendable, Equatable {
     /// The root on Linux and other XDG systems: `$XDG_CACHE_HOME/chorus/models` when that variable
     /// holds an absolute path (the XDG spec says to ignore a relative one), else
     /// `<home>/.cache/chorus/models`, `home` being `$HOME` or, without it, the account's home folder.
-    public static func cacheRoot(environment: [String: String], home: @autoclosure () -> URL) -> URL {
+    static func cacheRoot(environment: [String: String], home: @autoclosure () -> URL) -> URL {
         let cache: URL
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             cache = URL(fileURLWithPath: xdg, isDirectory: true)

@@ -10,7 +10,7 @@ public struct LengthBuckets: Sendable, Equatable {
     public let subsampling: Int
 
     /// The seed export's buckets: 0.8, 2, 4, 8, 16, 24 and 48 s at 100 frames per second.
-    public static let fastConformer = LengthBuckets(frames: [80, 200, 400, 800, 1600, 2400, 4800], subsampling: 8)
+    static let fastConformer = LengthBuckets(frames: [80, 200, 400, 800, 1600, 2400, 4800], subsampling: 8)
 
     public init(frames: [Int], subsampling: Int) {
         self.frames = Array(Set(frames)).sorted()
@@ -26,7 +26,7 @@ public struct LengthBuckets: Sendable, Equatable {
     }
 
     /// Output frames that carry real input when `frames` valid frames are padded to any bucket.
-    public func validOutputFrames(for frames: Int) -> Int {
+    func validOutputFrames(for frames: Int) -> Int {
         (frames + subsampling - 1) / subsampling
     }
 }

@@ -1,20 +1,20 @@
 /// Decodes ids one at a time, as a language model emits them, and returns text only once its
 /// characters are complete: a character whose UTF-8 bytes are split across tokens waits for the rest.
-public struct StreamingDecoder<Tokenizer: TextTokenizer & ByteDecoding>: Sendable {
+struct StreamingDecoder<Tokenizer: TextTokenizer & ByteDecoding>: Sendable {
     /// The tokenizer whose ids are decoded.
-    public let tokenizer: Tokenizer
+    let tokenizer: Tokenizer
     /// Whether special tokens are left out.
-    public let skipsSpecialTokens: Bool
+    let skipsSpecialTokens: Bool
     private var pending: [UInt8] = []
 
     /// A decoder for `tokenizer`'s ids.
-    public init(tokenizer: Tokenizer, skipsSpecialTokens: Bool = false) {
+    init(tokenizer: Tokenizer, skipsSpecialTokens: Bool = false) {
         self.tokenizer = tokenizer
         self.skipsSpecialTokens = skipsSpecialTokens
     }
 
     /// The text that `id` completes, possibly empty.
-    public mutating func append(_ id: Int) throws -> String {
+    mutating func append(_ id: Int) throws -> String {
         pending += try tokenizer.bytes(of: [id], skipsSpecialTokens: skipsSpecialTokens)
         let complete = UTF8Validation.completePrefixLength(pending)
         let text = String(decoding: pending[..<complete], as: UTF8.self)
@@ -23,7 +23,7 @@ public struct StreamingDecoder<Tokenizer: TextTokenizer & ByteDecoding>: Sendabl
     }
 
     /// Whatever is left, with an incomplete character shown as U+FFFD.
-    public mutating func finish() -> String {
+    mutating func finish() -> String {
         defer { pending.removeAll() }
         return String(decoding: pending, as: UTF8.self)
     }

@@ -16,14 +16,14 @@ public struct WeTextNormalizer: Sendable {
     }
 
     /// A tagger and verbalizer pair and the field orders between them.
-    public struct Grammar: Sendable {
-        public let tagger: WeightedFST
-        public let verbalizer: WeightedFST
-        public let parser: WeTextTokenParser
+    struct Grammar: Sendable {
+        let tagger: WeightedFST
+        let verbalizer: WeightedFST
+        let parser: WeTextTokenParser
     }
 
-    public let chinese: Grammar
-    public let english: Grammar
+    let chinese: Grammar
+    let english: Grammar
 
     /// The files read from the folder, relative to it (the layout of the `fsts` folder of the wetext wheel).
     public static let requiredFiles = ["zh/tn/tagger.fst", "zh/tn/verbalizer.fst", "en/tn/tagger.fst", "en/tn/verbalizer.fst"]
@@ -50,7 +50,7 @@ public struct WeTextNormalizer: Sendable {
 
     /// wetext's `should_normalize` for "tn": Chinese text only when it holds a decimal digit, English
     /// text whenever it is not empty.
-    public static func shouldNormalize(_ text: String, language: Language) -> Bool {
+    static func shouldNormalize(_ text: String, language: Language) -> Bool {
         switch language {
         case .chinese: return text.unicodeScalars.contains(where: PythonStringRules.isDecimalDigit)
         case .english: return !text.isEmpty

@@ -1,12 +1,12 @@
 /// wetext's token parser (`wetext/token_parser.py`): reads the tagger's output, a sequence of
 /// `name { key: "value" ... }` tokens, and writes it back with each token's fields in the order the
 /// verbalizer expects.
-public struct WeTextTokenParser: Sendable {
+struct WeTextTokenParser: Sendable {
     /// Field order per token name; fields not listed keep their order after the listed ones.
-    public let orders: [String: [String]]
+    let orders: [String: [String]]
 
     /// wetext's `TN_ORDERS`, used for Chinese (and Japanese) text normalisation.
-    public static let chinese = WeTextTokenParser(orders: [
+    static let chinese = WeTextTokenParser(orders: [
         "date": ["year", "month", "day"],
         "fraction": ["denominator", "numerator"],
         "measure": ["denominator", "numerator", "value"],
@@ -15,12 +15,12 @@ public struct WeTextTokenParser: Sendable {
     ])
 
     /// wetext's `EN_TN_ORDERS`, used for English text normalisation.
-    public static let english = WeTextTokenParser(orders: [
+    static let english = WeTextTokenParser(orders: [
         "date": ["preserve_order", "text", "day", "month", "year"],
         "money": ["integer_part", "fractional_part", "quantity", "currency_maj"],
     ])
 
-    public init(orders: [String: [String]]) {
+    init(orders: [String: [String]]) {
         self.orders = orders
     }
 
@@ -57,7 +57,7 @@ public struct WeTextTokenParser: Sendable {
     }
 
     /// `tagged` with every token's fields reordered; tokens are joined by one space.
-    public func reorder(_ tagged: String) throws -> String {
+    func reorder(_ tagged: String) throws -> String {
         try Self.parse(tagged).map { $0.serialized(order: orders[$0.name]) }.joined(separator: " ")
     }
 

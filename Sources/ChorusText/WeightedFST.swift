@@ -24,9 +24,9 @@ public struct WeightedFST: Sendable {
     let inputLabelSorted: Bool
 
     /// Number of states.
-    public var stateCount: Int { finals.count }
+    var stateCount: Int { finals.count }
     /// Number of arcs.
-    public var arcCount: Int { targets.count }
+    var arcCount: Int { targets.count }
 
     /// OpenFst's file magic number (`kFstMagicNumber`).
     static let magic: Int32 = 2_125_659_606

@@ -1,4 +1,4 @@
-import ChorusModels
+@testable import ChorusModels
 import Foundation
 import Testing
 
