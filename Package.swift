@@ -140,7 +140,7 @@ let package = Package(
         // Tests, one target per module.
         .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels"]),
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
-        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusModels"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),

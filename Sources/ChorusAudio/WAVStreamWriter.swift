@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 
 /// Writes a WAV file a chunk at a time, for audio whose length is not known up front.
@@ -5,7 +6,7 @@ import Foundation
 /// The header is written first with the sizes 0xFFFFFFFF ("until the end of the file"), so a file cut
 /// short by a crash still reads; `close()` seeks back and writes the real sizes.
 public final class WAVStreamWriter {
-    /// Where the file is written.
+    /// Where the file is written (the staged file's temporary name).
     public let url: URL
     /// Frames per second.
     public let sampleRate: Int
@@ -18,27 +19,20 @@ public final class WAVStreamWriter {
 
     private var handle: FileHandle?
 
-    /// Creates (or truncates) the file at `url` and writes its header. The file is opened with open(2),
-    /// so a device at `url` (`/dev/null`) is written to, not replaced by a file as FileManager would.
-    /// Give a `StagedFile`'s temporary URL to have the finished file put in place only when complete.
-    public init(url: URL, sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16) throws {
-        self.url = url
+    /// Creates `staged`'s temporary file and writes the header; `close()`, then `staged.commit()`, puts the
+    /// finished file in place. `StagedFile.create` opens with open(2), so a device destination (`/dev/null`)
+    /// is written to, not replaced by a file as FileManager would.
+    public init(staged: StagedFile, sampleRate: Int, channels: Int = 1, format: WAVSampleFormat = .pcm16) throws {
+        url = staged.temporary
         self.sampleRate = sampleRate
         self.channels = channels
         self.format = format
         let header = try WAVWriter.header(sampleRate: sampleRate, channels: channels, format: format,
                                           dataBytes: Int(UInt32.max))
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.creationReason(errno: errno))
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        self.handle = handle
         do {
-            try handle.write(contentsOf: header)
+            handle = try staged.create(contents: header)
         } catch {
-            self.handle = nil
-            throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.reason(for: error))
+            throw AudioFileError.cannotCreate(path: url.path, reason: AudioFileError.creationReason(for: error))
         }
     }
 

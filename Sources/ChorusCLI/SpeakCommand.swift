@@ -73,7 +73,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let written: Int
         do {
             written = try await StagedFile.write(to: destination, policy: outputPolicy) { staged in
-                let writer = try WAVStreamWriter(url: staged.temporary, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
+                let writer = try WAVStreamWriter(staged: staged, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
                 var progress = TextProgress(text: text)
                 for try await chunk in synthesizer.stream(request) {
                     try writer.write(chunk.samples)

@@ -1,3 +1,4 @@
+import ChorusModels
 import Foundation
 import Testing
 @testable import ChorusAudio
@@ -207,13 +208,15 @@ struct WAVBytes {
     @Test func streamWriterFixesTheSizesWhenClosed() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-stream-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: url) }
-        let writer = try WAVStreamWriter(url: url, sampleRate: 24_000, channels: 2, format: .float32)
+        let staged = try StagedFile(destination: url)
+        let writer = try WAVStreamWriter(staged: staged, sampleRate: 24_000, channels: 2, format: .float32)
         try writer.write([0.1, -0.1, 0.2, -0.2])
         // Before closing, the placeholder sizes already make a readable file.
-        #expect(try WAVFile.read(contentsOf: url).frameCount == 2)
+        #expect(try WAVFile.read(contentsOf: staged.temporary).frameCount == 2)
         try writer.write([0.3, -0.3])
         #expect(throws: AudioFileError.partialFrame(sampleCount: 1, channels: 2)) { try writer.write([1]) }
         try writer.close()
+        try staged.commit()
         let bytes = [UInt8](try Data(contentsOf: url))
         let dataSize = bytes[40...43].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
         let riffSize = bytes[4...7].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
@@ -221,7 +224,7 @@ struct WAVBytes {
         #expect(riffSize == bytes.count - 8)
         let file = try WAVFile.read(contentsOf: url)
         #expect(file.samples == [0.1, -0.1, 0.2, -0.2, 0.3, -0.3])
-        #expect(throws: AudioFileError.writerClosed(path: url.path)) { try writer.write([0, 0]) }
+        #expect(throws: AudioFileError.writerClosed(path: staged.temporary.path)) { try writer.write([0, 0]) }
         // The whole-file writer produces the same bytes.
         let whole = try WAVWriter.encode(file.samples, sampleRate: 24_000, channels: 2, format: .float32)
         #expect(whole == Data(bytes))
