@@ -101,10 +101,13 @@ struct OutputFileTests {
         let sawPartial = await withCheckedContinuation { continuation in
             Thread {
                 var seen = false
-                for _ in 0..<6_000 where process.isRunning && !seen {
+                var looks = 0
+                // Up to a minute; the loop ends as soon as the file shows or the command has ended.
+                while !seen, process.isRunning, looks < 6_000 {
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
                     seen = names.contains { $0.hasSuffix(".partial") }
                     if !seen { usleep(10_000) }
+                    looks += 1
                 }
                 if seen { kill(process.processIdentifier, number) }
                 continuation.resume(returning: seen)
