@@ -1,4 +1,5 @@
-// The testing product: fakes for code that drives engines and streaming providers, and a manual clock.
+// The testing product: fakes for code that drives engines and streaming providers, test clocks, and
+// the signals and checking sink of a streaming provider's backpressure test.
 // It brings ChorusStreaming with it, whose `ClockedNullSink` plays audio at real-time speed on any
-// clock (this one included) without a sound device.
+// clock (these included) without a sound device.
 @_exported import ChorusStreaming

@@ -1,6 +1,7 @@
 import ChorusModels
 import Foundation
 import ChorusStreaming
+import ChorusTesting
 @testable import ChorusCloud
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// must stop reading the socket while the pipeline's buffer is full, so the server is held back by
 /// TCP flow control instead of the whole answer landing in memory.
 ///
-/// The sink plays on `FastClock`, `sinkSpeed` times real time, so the ten minutes take seconds; the
+/// The sink plays on `ScaledClock`, `sinkSpeed` times real time, so the ten minutes take seconds; the
 /// server sends at ten times that. What is asserted is order and completeness of every sample and
 /// how far the server got ahead of the sink (bounded by the pipeline's 3 s, one handoff piece, the
 /// transports' small buffers and the kernel's socket buffers); nothing about time. The process's
@@ -39,7 +40,7 @@ import Testing
     }
 
     private func check(_ provider: any TTSProvider, _ recorder: Recorder, name: String) async throws {
-        let sink = FloodCheckingSink(recorder: recorder, speed: Self.sinkSpeed)
+        let sink = FloodCheckingSink(speed: Self.sinkSpeed, sampleRate: Self.rate, sentSamples: { recorder.snapshot.sentAudioBytes / 2 })
         let controller = StreamingTTSController(provider: provider, sink: sink)
         try await controller.speak("Ten minutes, please.")
         let report = sink.result
@@ -56,79 +57,4 @@ import Testing
             RSS \(report.rssKiB.min() ?? 0)-\(report.rssKiB.max() ?? 0) KiB over \(report.rssKiB.count) readings
             """)
     }
-}
-
-/// A clock `speed` times faster than `ContinuousClock`.
-struct FastClock: Clock {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    let speed: Double
-    let start = ContinuousClock.now
-
-    var now: Instant { Instant(offset: start.duration(to: .now) * speed) }
-    var minimumResolution: Duration { .zero }
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let wait = now.duration(to: deadline) / speed
-        if wait > .zero { try await Task.sleep(for: wait) } else { try Task.checkCancellation() }
-    }
-}
-
-/// Plays on a `ClockedNullSink` over a `FastClock` and checks every sample against `FloodVoice` as
-/// it is scheduled, noting how far the server had got ahead and the process's RSS once a second of audio.
-final class FloodCheckingSink: AudioSink {
-    struct Result: Sendable {
-        var checkedSamples = 0
-        var firstMismatch: Int?
-        var maxLead = 0
-        var rssKiB: [Int] = []
-    }
-
-    let name = "flood checking sink"
-    private let inner: ClockedNullSink<FastClock>
-    private let recorder: Recorder
-    private let state = Locked(Result())
-
-    init(recorder: Recorder, speed: Double) {
-        self.recorder = recorder
-        inner = ClockedNullSink(clock: FastClock(speed: speed))
-    }
-
-    var result: Result { state.withLock { $0 } }
-
-    func open(for source: AudioFormat, configuration: AudioPipelineConfiguration) async throws -> SinkFormat {
-        try await inner.open(for: source, configuration: configuration)
-    }
-
-    func schedule(_ samples: [Float], onPlayed: @escaping @Sendable () -> Void) async throws {
-        let sent = recorder.snapshot.sentAudioBytes / 2
-        state.withLock { result in
-            for (offset, sample) in samples.enumerated() where result.firstMismatch == nil {
-                let index = result.checkedSamples + offset
-                if sample != Float(FloodVoice.sample(index)) / 32768 { result.firstMismatch = index }
-            }
-            let before = result.checkedSamples
-            result.checkedSamples += samples.count
-            result.maxLead = max(result.maxLead, sent - result.checkedSamples)
-            if before / BackpressureTests.rate != result.checkedSamples / BackpressureTests.rate, let rss = residentKiB() {
-                result.rssKiB.append(rss)
-            }
-        }
-        try await inner.schedule(samples, onPlayed: onPlayed)
-    }
-
-    func play() async throws { try await inner.play() }
-    func finish() async throws { try await inner.finish() }
-    func stop() async { await inner.stop() }
-}
-
-/// The process's resident set in KiB, from /proc (nil where there is none).
-func residentKiB() -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ChorusStreaming
+import ChorusTesting
 @testable import ChorusCloud
 import Testing
 

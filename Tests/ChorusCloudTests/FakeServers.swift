@@ -4,23 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWebSocket
 import ChorusStreaming
+import ChorusTesting
 import Testing
 
 let testKey = "test-key-0123456789"
-
-/// The audio the fake services make for a text: deterministic 16-bit PCM, 240 samples per UTF-8 byte.
-enum FakeVoice {
-    static func pcm(for text: String) -> Data {
-        let count = 240 * text.utf8.count
-        let values = (0..<count).map { Int16(truncatingIfNeeded: $0 &* 37 &+ text.utf8.count &* 1000) }
-        return values.withUnsafeBytes { Data($0) }
-    }
-
-    /// `data` in pieces of `size` bytes; an odd size cuts samples in half.
-    static func pieces(_ data: Data, size: Int) -> [Data] {
-        stride(from: 0, to: data.count, by: size).map { data[$0..<min($0 + size, data.count)] }
-    }
-}
 
 /// What a fake server saw.
 struct ServerLog: Sendable {
@@ -59,23 +46,6 @@ struct Flood: Sendable, Equatable {
             let due = start.advanced(by: .seconds(Double(offset / 2) / samplesPerSecond))
             if due > clock.now { try await clock.sleep(until: due) }
         }
-    }
-}
-
-/// The audio of a flood: sample `i` is a function of `i` alone, so a piece lost, repeated or moved is seen.
-enum FloodVoice {
-    static func sample(_ index: Int) -> Int16 {
-        Int16(truncatingIfNeeded: index &* 37 &+ (index >> 14) &* 101)
-    }
-
-    /// The little-endian bytes `range` of the whole flood.
-    static func bytes(_ range: Range<Int>) -> Data {
-        var data = Data(capacity: range.count)
-        for byte in range {
-            let value = UInt16(bitPattern: sample(byte / 2))
-            data.append(byte % 2 == 0 ? UInt8(value & 0xff) : UInt8(value >> 8))
-        }
-        return data
     }
 }
 
@@ -187,23 +157,6 @@ func withFakeOpenAI(
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     try await app.test(.live) { client in
         try await body("http://127.0.0.1:\(client.port!)/v1", recorder)
-    }
-}
-
-/// A clock whose sleeps end at once, so a clocked sink plays as fast as it is fed.
-struct ImmediateClock: Clock {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    var now: Instant { Instant(offset: .zero) }
-    var minimumResolution: Duration { .zero }
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        await Task.yield()
     }
 }
 

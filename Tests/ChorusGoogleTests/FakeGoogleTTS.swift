@@ -6,41 +6,12 @@ import GRPCProtobuf
 import NIOCore
 import NIOPosix
 import ChorusStreaming
+import ChorusTesting
 @testable import ChorusGoogle
 import Testing
 
 let testKey = "test-key-0123456789"
 let testToken = "ya29.test-token-abcdef"
-
-/// The audio the fake service makes for a text: deterministic 16-bit PCM, 240 samples per UTF-8 byte.
-enum FakeVoice {
-    static func pcm(for text: String) -> Data {
-        let count = 240 * text.utf8.count
-        let values = (0..<count).map { Int16(truncatingIfNeeded: $0 &* 37 &+ text.utf8.count &* 1000) }
-        return values.withUnsafeBytes { Data($0) }
-    }
-
-    /// `data` in pieces of `size` bytes; an odd size cuts samples in half.
-    static func pieces(_ data: Data, size: Int) -> [Data] {
-        stride(from: 0, to: data.count, by: size).map { data[$0..<min($0 + size, data.count)] }
-    }
-}
-
-/// The audio of a flood: sample `i` is a function of `i` alone, so a piece lost, repeated or moved is seen.
-enum FloodVoice {
-    static func sample(_ index: Int) -> Int16 {
-        Int16(truncatingIfNeeded: index &* 37 &+ (index >> 14) &* 101)
-    }
-
-    static func bytes(_ range: Range<Int>) -> Data {
-        var data = Data(capacity: range.count)
-        for byte in range {
-            let value = UInt16(bitPattern: sample(byte / 2))
-            data.append(byte % 2 == 0 ? UInt8(value & 0xff) : UInt8(value >> 8))
-        }
-        return data
-    }
-}
 
 /// What the fake server saw and sent.
 struct ServerLog: Sendable {

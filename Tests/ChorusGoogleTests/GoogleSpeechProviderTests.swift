@@ -1,5 +1,6 @@
 import ChorusCloud
 import ChorusStreaming
+import ChorusTesting
 import Foundation
 @testable import ChorusGoogle
 import Testing
@@ -179,19 +180,3 @@ func samples(_ pcm: Data) -> [Float] {
     pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Float($0) / 32768 }
 }
 
-/// A clock whose sleeps end at once, so a clocked sink plays as fast as it is fed.
-struct ImmediateClock: Clock {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    var now: Instant { Instant(offset: .zero) }
-    var minimumResolution: Duration { .zero }
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        await Task.yield()
-    }
-}

@@ -1,6 +1,7 @@
 // ChatterboxBench: times Chorus's Chatterbox Turbo stages on one text (T3's decode loop, with the time inside
 // ONNX Runtime's Run apart; the conditional decoder; the engine's chunked stream, first chunk against whole)
 // and prints JSON for bench/chatterbox_bench.py, which runs the Python loop on the same graphs in the same run.
+import BenchSupport
 import ChorusChatterbox
 import ChorusGeneration
 import ChorusONNX
@@ -20,19 +21,7 @@ struct Report: Encodable {
     var runs: [Run]
 }
 
-func option(_ name: String, _ fallback: String? = nil) throws -> String {
-    let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: name), index + 1 < arguments.count { return arguments[index + 1] }
-    guard let fallback else {
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
-            "usage: ChatterboxBench --model DIR --voice DIR --text TEXT --stream-text TEXT [--seed N] [--threads N] [--runs N]; missing \(name)"])
-    }
-    return fallback
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-}
+let option = BenchOptions(usage: "ChatterboxBench --model DIR --voice DIR --text TEXT --stream-text TEXT [--seed N] [--threads N] [--runs N]")
 
 let model = URL(fileURLWithPath: try option("--model"))
 let voiceFolder = URL(fileURLWithPath: try option("--voice"))

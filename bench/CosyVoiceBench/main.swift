@@ -3,6 +3,7 @@
 // bench/cosyvoice_bench.py, which runs the Python reference on the same models in the same run.
 // --decode-steps N: memory over a long decode; --hop-across-pieces: the second piece's first audio with
 // the hop restarted and with upstream's carried hop.
+import BenchSupport
 import ChorusCosyVoice
 import Foundation
 import ChorusDSP
@@ -33,19 +34,7 @@ struct Report: Encodable {
     var runs: [Run]
 }
 
-func option(_ name: String, _ fallback: String? = nil) throws -> String {
-    let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: name), index + 1 < arguments.count { return arguments[index + 1] }
-    guard let fallback else {
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
-            "usage: CosyVoiceBench --model DIR --voice DIR --case case.json [--threads N] [--runs N]; missing \(name)"])
-    }
-    return fallback
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-}
+let option = BenchOptions(usage: "CosyVoiceBench --model DIR --voice DIR --case case.json [--threads N] [--runs N]")
 
 func measure() async throws {
     let model = URL(fileURLWithPath: try option("--model"))

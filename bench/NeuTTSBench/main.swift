@@ -1,6 +1,7 @@
 // NeuTTSBench: times Chorus's NeuTTS stages on one prompt (the backbone's decode loop, with the time
 // inside ONNX Runtime's Run apart; NeuCodec decoding; upstream's streaming, first chunk against whole)
 // and prints JSON for bench/neutts_bench.py, which runs the Python path on the same graphs in the same run.
+import BenchSupport
 import ChorusNeuTTS
 import ChorusONNX
 import ChorusSpeech
@@ -23,19 +24,7 @@ struct Report: Encodable {
     var runs: [Run]
 }
 
-func option(_ name: String, _ fallback: String? = nil) throws -> String {
-    let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: name), index + 1 < arguments.count { return arguments[index + 1] }
-    guard let fallback else {
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
-            "usage: NeuTTSBench --model DIR --case case.json --reference ref.i32 [--threads N] [--runs N]; missing \(name)"])
-    }
-    return fallback
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-}
+let option = BenchOptions(usage: "NeuTTSBench --model DIR --case case.json --reference ref.i32 [--threads N] [--runs N]")
 
 let model = URL(fileURLWithPath: try option("--model"))
 let input = try JSONDecoder().decode(Case.self, from: Data(contentsOf: URL(fileURLWithPath: try option("--case"))))
