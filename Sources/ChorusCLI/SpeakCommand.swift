@@ -116,7 +116,9 @@ struct SpeakCommand: AsyncParsableCommand {
 
     /// What `-v` says about how the engine reads text: CosyVoice's text normalisation, NeuTTS's espeak-ng.
     static func engineNote(_ synthesizer: any SpeechSynthesizer) -> String? {
-        if let cosyVoice = synthesizer as? CosyVoiceSynthesizer { return cosyVoice.textNormalizationNote }
+        if let cosyVoice = synthesizer as? CosyVoiceSynthesizer {
+            return cosyVoice.textNormalizationNote + "\n" + cosyVoice.streamingAttentionNote
+        }
         if let neuTTS = synthesizer as? NeuTTSSynthesizer {
             let espeak = neuTTS.phonemizer.espeak
             var note = "phonemes: espeak-ng \(espeak.version) (data \(espeak.dataPath)), \(neuTTS.folder.language)"

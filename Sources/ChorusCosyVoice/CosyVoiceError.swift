@@ -4,6 +4,8 @@ import Foundation
 public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A model's inputs or outputs are not what the community export declares.
     case unexpectedSignature(file: String, problem: String)
+    /// The estimator has an attention-mask input that is not upstream's bool [2, 1, frames, frames].
+    case unusableAttentionMask(file: String, problem: String)
     /// A voice folder is missing a file or holds one that cannot be read.
     case invalidVoice(folder: String, problem: String)
     /// A voice id that cannot name a new voice (see `VoiceCatalog.checkedID`).
@@ -33,6 +35,10 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
         switch self {
         case .unexpectedSignature(let file, let problem):
             return "\(file) does not look like the CosyVoice 3 export: \(problem). Re-download that file."
+        case .unusableAttentionMask(let file, let problem):
+            return "\(file) has an attention-mask input, but \(problem), where Chorus feeds upstream's mask as bool "
+                + "[2, 1, frames, frames] (true where a frame may attend); export the estimator with that input, "
+                + "or use the community export's estimator, which has none and attends fully."
         case .invalidVoice(let folder, let problem):
             return "The voice in \(folder) is unusable: \(problem). Rebuild it with `chorus voice add`."
         case .invalidVoiceID(let id, let problem):

@@ -216,6 +216,16 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             + "spelt out); scripts/setup.sh installs the grammars in \(Self.defaultTextNormalizerFolder.path)"
     }
 
+    /// One line saying how streamed chunks attend: under upstream's chunk mask when the folder's estimator
+    /// takes one (`FlowMatching.takesAttentionMask`), else with full attention in every chunk.
+    public var streamingAttentionNote: String {
+        if flow.takesAttentionMask {
+            return "streaming: upstream's 50-frame chunk mask on every chunk but the last (the estimator takes attn_mask)"
+        }
+        return "streaming: full attention in every chunk (the estimator has no attn_mask input, as in the community "
+            + "export), so a join can differ slightly from a whole synthesis"
+    }
+
     static func loadWeText(_ choice: TextNormalization) throws -> WeTextNormalizer? {
         switch choice {
         case .disabled:

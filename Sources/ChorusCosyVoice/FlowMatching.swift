@@ -106,6 +106,9 @@ public struct FlowNoise: Sendable {
 ///
 /// The prompt's tokens go first; the prompt mel conditions their frames; a 10-step Euler solve on a
 /// cosine time schedule with classifier-free guidance turns noise into mel; the prompt frames are dropped.
+///
+/// An estimator that takes upstream's attention mask (`attn_mask`, see `takesAttentionMask`) runs streamed
+/// chunks under upstream's chunk mask; the community export's has no such input and always attends fully.
 public struct FlowMatching: Sendable {
     /// Mel frames per speech token.
     public static let tokenMelRatio = 2
@@ -114,10 +117,26 @@ public struct FlowMatching: Sendable {
     /// Classifier-free guidance weight (upstream `inference_cfg_rate`).
     public static let guidanceRate = 0.7
 
+    /// Mel frames per attention chunk when streaming: upstream cosyvoice3.yaml sets the DiT's
+    /// `static_chunk_size` to chunk_size 25 tokens x token_mel_ratio 2, and `num_decoding_left_chunks` to -1
+    /// (every chunk to the left).
+    public static let chunkFrames = 50
+
+    /// The estimator input that takes the attention mask: the name of the tensor upstream `DiT.forward`
+    /// builds from its `streaming` flag and hands to every block's attention.
+    public static let attentionMaskInput = "attn_mask"
+
     let tokenEmbedding: InferenceSession
     let preLookahead: InferenceSession
     let speakerProjection: InferenceSession
     let estimator: InferenceSession
+
+    /// Whether the estimator takes upstream's attention mask (`attn_mask`, bool [2, 1, frames, frames]).
+    ///
+    /// When it does, streamed chunks before the last run under upstream's chunk mask, as its PyTorch path does;
+    /// when it does not (the community export, and upstream's own `export_onnx.py`, which traces with
+    /// `streaming` false), every run attends fully, as upstream's TensorRT path does.
+    public let takesAttentionMask: Bool
 
     /// The stage over the four flow sessions of `sessions`.
     public init(sessions: ModelFolder.Sessions) {
@@ -125,6 +144,37 @@ public struct FlowMatching: Sendable {
         preLookahead = sessions[.flowPreLookahead]
         speakerProjection = sessions[.flowSpeakerProjection]
         estimator = sessions[.flowEstimator]
+        takesAttentionMask = estimator.input(named: Self.attentionMaskInput) != nil
+    }
+
+    /// Checks that an estimator's attention-mask input, when it has one, is what `mel` feeds: bool with
+    /// batch 2, one head row and two frame axes, as upstream's `attn_mask` (B, 1, L, L).
+    static func checkAttentionMask(of session: InferenceSession, file: String) throws {
+        guard let info = session.input(named: attentionMaskInput) else { return }
+        let declared = "'\(info.name)' is \(info.elementType?.description ?? "not a tensor") "
+            + "[\(info.shape.map(\.description).joined(separator: ", "))]"
+        guard info.elementType == .bool else {
+            throw CosyVoiceError.unusableAttentionMask(file: file, problem: declared)
+        }
+        guard info.shape.count == 4, info.shape[0].accepts(2), info.shape[1].accepts(1) else {
+            throw CosyVoiceError.unusableAttentionMask(file: file, problem: declared)
+        }
+    }
+
+    /// Upstream `DiT.forward`'s `attn_mask` for one batch row with every frame valid, row-major
+    /// [frames, frames], true where frame i may attend to frame j.
+    ///
+    /// Streaming, `add_optional_chunk_mask(x, mask, False, False, 0, static_chunk_size, -1)`: the padding
+    /// mask (all true here) and `subsequent_chunk_mask`, j < (i / 50 + 1) x 50, so a frame sees its own
+    /// 50-frame chunk and every chunk to its left, chunks counted from the first prompt frame. Otherwise the
+    /// padding mask alone: full attention.
+    static func writeAttentionMask(frames: Int, streaming: Bool, into row: UnsafeMutableBufferPointer<Bool>) {
+        for query in 0..<frames {
+            let visible = streaming ? min(frames, (query / chunkFrames + 1) * chunkFrames) : frames
+            let start = query * frames
+            row[start..<(start + visible)].update(repeating: true)
+            row[(start + visible)..<(start + frames)].update(repeating: false)
+        }
     }
 
     /// Upstream's time points: t_i = 1 - cos(i / steps x pi / 2), i = 0...steps.
@@ -155,9 +205,15 @@ public struct FlowMatching: Sendable {
     /// export's pre-lookahead has no context input, but running it over all tokens gives the same
     /// values for every token before the last three, whose outputs are then dropped.
     ///
+    /// `streaming` is upstream `inference(streaming=)`: with an estimator that takes the attention mask it
+    /// runs under the chunk mask (see `writeAttentionMask`), otherwise it changes nothing. Upstream
+    /// CosyVoice3Model streams its chunks before the last with it on and its last chunk, like a whole
+    /// utterance, with it off.
+    ///
     /// The batch-2 inputs are built once per call straight into their tensors; each Euler step writes
     /// x into both rows of the same input tensor, and reads the velocity where the runtime wrote it.
-    public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise, finalize: Bool = true) throws -> MelSpectrogram {
+    public func mel(tokens: [Int], voice: VoicePrompt, noise: FlowNoise, finalize: Bool = true,
+                    streaming: Bool = false) throws -> MelSpectrogram {
         let bins = MelSpectrogram.bins
         let allTokens = (voice.speechTokens + tokens).map(Int64.init)
         let embedded = try tokenEmbedding.output("embedded", of: ["token": Tensor(allTokens, shape: [1, allTokens.count])])
@@ -195,12 +251,26 @@ public struct FlowMatching: Sendable {
             try speaker.withFloats { _ = pair.update(fromContentsOf: $0) }
         }
         let maskPair = try estimator.floatTensor(shape: [2, 1, frames], for: "mask") { $0.update(repeating: 1) }
+        // Both batch rows get the same mask, as upstream's padding mask is the same for both.
+        let attentionMask = try takesAttentionMask ? Tensor(shape: [2, 1, frames, frames], of: Bool.self) { pair in
+            let size = frames * frames
+            for row in 0..<2 {
+                Self.writeAttentionMask(frames: frames, streaming: streaming,
+                                        into: UnsafeMutableBufferPointer(rebasing: pair[(row * size)..<((row + 1) * size)]))
+            }
+        } : nil
 
         var x = [Float](repeating: 0, count: count)
         x.withUnsafeMutableBufferPointer { noise.write(frames, into: $0) }
         let xPair = try estimator.floatTensor(shape: [2, bins, frames], for: "x") { _ in }
         let tPair = try estimator.floatTensor(shape: [2], for: "t") { _ in }
-        let plan = try estimator.plan(inputs: ["x", "mask", "mu", "t", "spks", "cond"], outputs: ["estimator_out"])
+        var names = ["x", "mask", "mu", "t", "spks", "cond"]
+        var inputs = [xPair, maskPair, muPair, tPair, spksPair, condPair]
+        if let attentionMask {
+            names.append(Self.attentionMaskInput)
+            inputs.append(attentionMask)
+        }
+        let plan = try estimator.plan(inputs: names, outputs: ["estimator_out"])
         var velocity: Tensor?
         let kept = Float(1 + Self.guidanceRate), removed = Float(Self.guidanceRate)
 
@@ -214,8 +284,7 @@ public struct FlowMatching: Sendable {
                 _ = pair[count...].update(fromContentsOf: x)
             }
             try tPair.writeFloats { $0.update(repeating: t) }
-            velocity = try estimator.run(plan, inputs: [xPair, maskPair, muPair, tPair, spksPair, condPair],
-                                         outputs: [velocity])[0]
+            velocity = try estimator.run(plan, inputs: inputs, outputs: [velocity])[0]
             guard velocity!.elementCount == 2 * count else {
                 throw CosyVoiceError.unexpectedOutput(model: estimator.modelPath, name: "estimator_out",
                                                       shape: velocity!.shape, expected: "[2, \(bins), \(frames)]")

@@ -41,12 +41,14 @@ public struct ModelFolder: Sendable {
         url.appendingPathComponent(file.rawValue).path
     }
 
-    /// Loads all 12 sessions and checks each one's declared inputs and outputs.
+    /// Loads all 12 sessions and checks each one's declared inputs and outputs, and the estimator's
+    /// optional attention mask (`FlowMatching.attentionMaskInput`) when it has one.
     public func loadSessions(options: SessionOptions = SessionOptions()) throws -> Sessions {
         var loaded: [File: InferenceSession] = [:]
         for file in File.allCases {
             let session = try InferenceSession(modelPath: path(of: file), options: options)
             try file.signature.check(session, file: file.rawValue)
+            if file == .flowEstimator { try FlowMatching.checkAttentionMask(of: session, file: file.rawValue) }
             loaded[file] = session
         }
         return Sessions(loaded)

@@ -25,6 +25,8 @@ extension TokenHopSchedule {
 /// Each chunk runs the flow over all tokens so far (the last three as lookahead only) and keeps the
 /// mel past the previous chunk; the vocoder then re-runs over all mel so far and only the samples
 /// past those already emitted are returned, as CosyVoice3Model.token2wav does, so chunks join without seams.
+/// As upstream's `tts(stream=True)`, the flow streams every chunk but the last (`streaming`: the chunk mask
+/// when the estimator takes one) and runs the last with full attention (token2wav's default `stream=False`).
 public struct CosyVoiceTokenDecoder: SpeechTokenDecoder, Sendable {
     public let flow: FlowMatching
     public let vocoder: Vocoder
@@ -45,7 +47,7 @@ public struct CosyVoiceTokenDecoder: SpeechTokenDecoder, Sendable {
     }
 
     public mutating func decode(_ tokens: [Int], decoded: Int, final: Bool) throws -> [Float] {
-        let generated = try flow.mel(tokens: tokens, voice: voice, noise: noise, finalize: final)
+        let generated = try flow.mel(tokens: tokens, voice: voice, noise: noise, finalize: final, streaming: !final)
         let start = decoded * FlowMatching.tokenMelRatio
         let fresh = generated.frames(min(start, generated.frames)..<generated.frames)
         let all = mel.map { $0.appending(fresh) } ?? fresh

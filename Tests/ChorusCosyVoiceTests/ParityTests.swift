@@ -180,14 +180,8 @@ import ChorusText
     /// (and float16 hidden states); the cache must go back in as float16, untouched.
     @Test func carriesAFloat16CacheThroughTheDecodeLoop() throws {
         let golden = try TestResources.goldenCase()
-        let folder = try TestResources.temporaryFolder()
+        let folder = try TestResources.modelFolder(variant: "backbone-fp16-io")
         defer { try? FileManager.default.removeItem(at: folder) }
-        for name in try FileManager.default.contentsOfDirectory(atPath: TestResources.models.path) {
-            let variant = TestResources.root.appendingPathComponent("backbone-fp16-io").appendingPathComponent(name)
-            let source = FileManager.default.fileExists(atPath: variant.path) ? variant
-                : TestResources.models.appendingPathComponent(name)
-            try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(name))
-        }
         let sessions = try ModelFolder(url: folder).loadSessions()
         #expect(sessions[.backboneDecode].output(named: "new_past_key_values")?.elementType == .float16)
         let voice = try VoicePrompt(contentsOf: TestResources.voice).aligned()

@@ -20,6 +20,10 @@ enum TestResources {
         var audioSamples: Int
         /// Streamed chunk sizes (the instruct case; the zero-shot case keeps them in stream.json).
         var chunkSamples: [Int]?
+        /// Tokens the first streamed chunk's flow reads, lookahead included (the chunk-mask case).
+        var firstChunkTokens: Int?
+        /// [80, frames] of that chunk's mel (the chunk-mask case).
+        var firstChunkMelShape: [Int]?
     }
 
     static func goldenCase() throws -> Case {
@@ -34,6 +38,30 @@ enum TestResources {
     /// The cross-lingual case (no prompt text, no prompt speech in the LLM), with its streamed chunk sizes.
     static func crossLingualCase() throws -> Case {
         try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("crosslingual.json")))
+    }
+
+    /// The zero-shot case streamed with the estimator that takes upstream's attention mask (estimator-chunk-mask/).
+    static func chunkMaskCase() throws -> Case {
+        try JSONDecoder().decode(Case.self, from: Data(contentsOf: golden.appendingPathComponent("chunk-mask.json")))
+    }
+
+    /// A temporary copy of the model folder with `replacements` (file name to file) in place of its files;
+    /// removed by the caller.
+    static func modelFolder(replacing replacements: [String: URL]) throws -> URL {
+        let folder = try temporaryFolder()
+        for name in try FileManager.default.contentsOfDirectory(atPath: models.path) {
+            try FileManager.default.copyItem(at: replacements[name] ?? models.appendingPathComponent(name),
+                                             to: folder.appendingPathComponent(name))
+        }
+        return folder
+    }
+
+    /// A temporary copy of the model folder with the files of `variant` (a folder beside it) in place of
+    /// those of the same name; removed by the caller.
+    static func modelFolder(variant: String) throws -> URL {
+        let source = root.appendingPathComponent(variant, isDirectory: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: source.path)
+        return try modelFolder(replacing: Dictionary(uniqueKeysWithValues: names.map { ($0, source.appendingPathComponent($0)) }))
     }
 
     static func floats(_ name: String) throws -> [Float] {

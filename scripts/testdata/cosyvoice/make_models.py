@@ -16,7 +16,9 @@ favour a few dozen tokens (including the silent ones) and give EOS a few per cen
 the repetition rule, the stop rule and the silent-token filter all run on a short utterance.
 
 backbone-fp16-io/ holds the two backbone files again with float16 inputs and outputs (the KV cache
-included), as an export without keep_io_types declares them.
+included), as an export without keep_io_types declares them. estimator-chunk-mask/ holds an estimator
+that also takes upstream's attention mask (`attn_mask`, see `flow_estimator_chunk_mask`), so streaming can
+run upstream's chunk mask; estimator-unusable-mask/ two estimators whose mask input is not upstream's.
 
 Deterministic: fixed seed, fixed ir_version and opset, no timestamps; running it again
 reproduces the committed bytes. Needs PyPI `onnx` and numpy.
@@ -76,13 +78,13 @@ class Graph:
     def ints(self, values):
         return self.const(np.array(values, np.int64), "i")
 
-    def save(self, inputs, outputs, filename):
+    def save(self, inputs, outputs, filename, folder=None):
         graph = helper.make_graph(self.nodes, self.name, inputs, outputs, self.inits)
         model = helper.make_model(graph, producer_name="chorus-testdata",
                                   opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 9
         onnx.checker.check_model(model)
-        onnx.save(model, os.path.join(OUT, filename))
+        onnx.save(model, os.path.join(folder or OUT, filename))
 
 
 def value(name, elem, shape):
@@ -236,9 +238,15 @@ def flow_speaker_projection():
            "flow_speaker_projection_fp16.onnx")
 
 
-def flow_estimator():
-    # A velocity field that depends on every input: x, mu, cond, spks (broadcast over time), t and mask.
-    g = Graph("flow_decoder_estimator")
+def estimator_inputs():
+    """The six inputs of the export's estimator."""
+    return [value("x", F32, [2, MELS, "mel_len"]), value("mask", F32, [2, 1, "mel_len"]),
+            value("mu", F32, [2, MELS, "mel_len"]), value("t", F32, [2]), value("spks", F32, [2, MELS]),
+            value("cond", F32, [2, MELS, "mel_len"])]
+
+
+def estimator_hidden(g):
+    """x, mu, cond and spks (broadcast over time) through a convolution, plus an embedding of t: [2, 32, M]."""
     spks = g.op("Expand", [g.op("Unsqueeze", ["spks", g.ints([2])]), g.op("Shape", ["x"])])
     joined = g.op("Concat", ["x", "mu", "cond", spks], axis=1)
     h = g.op("Conv", [joined, g.weight(normal(32, 4 * MELS, 3, scale=1 / np.sqrt(4 * MELS * 3) * 1.5), True),
@@ -247,14 +255,59 @@ def flow_estimator():
                          g.const(np.array([[1, 2, 4, 8, 16, 32, 64, 128]], np.float32) * np.float32(np.pi))])
     time = g.op("Concat", [g.op("Sin", [angle]), g.op("Cos", [angle])], axis=1)
     time = g.op("MatMul", [time, g.weight(normal(16, 32, scale=0.5), True)])
-    h = g.op("Tanh", [g.op("Add", [h, g.op("Unsqueeze", [time, g.ints([2])])])])
+    return g.op("Tanh", [g.op("Add", [h, g.op("Unsqueeze", [time, g.ints([2])])])])
+
+
+def estimator_velocity(g, h):
+    """[2, 32, M] -> the velocity [2, 80, M], times mask."""
     v = g.op("Conv", [h, g.weight(normal(MELS, 32, 3, scale=1 / np.sqrt(32 * 3) * 2), True),
                       g.weight(normal(MELS, scale=0.1), True)], pads=[1, 1])
     g.op("Mul", [v, "mask"], "estimator_out")
-    g.save([value("x", F32, [2, MELS, "mel_len"]), value("mask", F32, [2, 1, "mel_len"]),
-            value("mu", F32, [2, MELS, "mel_len"]), value("t", F32, [2]), value("spks", F32, [2, MELS]),
-            value("cond", F32, [2, MELS, "mel_len"])],
-           [value("estimator_out", F32, [2, MELS, "mel_len"])], "flow.decoder.estimator.fp16.onnx")
+
+
+def flow_estimator():
+    # A velocity field that depends on every input: x, mu, cond, spks (broadcast over time), t and mask.
+    g = Graph("flow_decoder_estimator")
+    estimator_velocity(g, estimator_hidden(g))
+    g.save(estimator_inputs(), [value("estimator_out", F32, [2, MELS, "mel_len"])], "flow.decoder.estimator.fp16.onnx")
+
+
+def flow_estimator_chunk_mask(folder):
+    """An estimator that also takes the attention mask, as an export able to stream the way upstream does needs.
+
+    Upstream's estimator is `DiT.forward(x, mask, mu, t, spks, cond, streaming=False)` (cosyvoice/flow/DiT/
+    dit.py). `streaming` is a Python bool, which tracing freezes into the graph (upstream's export_onnx.py
+    passes none, so its estimator always attends fully); from it and `mask` the forward builds `attn_mask` with
+    `add_optional_chunk_mask` (cosyvoice/utils/mask.py), a bool (B, 1, L, L), true where frame i may attend to
+    frame j, and hands that to the attention of every DiTBlock (`F.scaled_dot_product_attention(attn_mask=)`).
+    This file takes that tensor as an input of the same name, type and shape, so the caller decides between
+    the chunk mask and full attention. Inside: the same kind of velocity field as `flow_estimator`, with one
+    single-head self-attention over time (masked where `attn_mask` is false, as SDPA does) added to its hidden
+    state, so every frame's velocity depends on the frames it may attend to and on no others through it."""
+    g = Graph("flow_decoder_estimator_chunk_mask")
+    h = estimator_hidden(g)                                                             # [2, 32, M]
+    frames = g.op("Transpose", [h], perm=[0, 2, 1])                                     # [2, M, 32]
+    query = g.op("MatMul", [frames, g.weight(normal(32, 16, scale=1 / np.sqrt(32) * 2), True)])
+    key = g.op("MatMul", [frames, g.weight(normal(32, 16, scale=1 / np.sqrt(32) * 2), True)])
+    values = g.op("MatMul", [frames, g.weight(normal(32, 32, scale=1 / np.sqrt(32)), True)])
+    scores = g.op("MatMul", [query, g.op("Transpose", [key], perm=[0, 2, 1])])
+    scores = g.op("Unsqueeze", [g.op("Mul", [scores, g.const(np.array(1 / 4, np.float32))]), g.ints([1])])
+    scores = g.op("Where", ["attn_mask", scores, g.const(np.array(-np.inf, np.float32))])   # [2, 1, M, M]
+    weights = g.op("Squeeze", [g.op("Softmax", [scores], axis=-1), g.ints([1])])
+    context = g.op("MatMul", [g.op("MatMul", [weights, values]), g.weight(normal(32, 32, scale=1 / np.sqrt(32) * 2), True)])
+    estimator_velocity(g, g.op("Add", [h, g.op("Transpose", [context], perm=[0, 2, 1])]))
+    os.makedirs(folder, exist_ok=True)
+    g.save(estimator_inputs() + [value("attn_mask", TensorProto.BOOL, [2, 1, "mel_len", "mel_len"])],
+           [value("estimator_out", F32, [2, MELS, "mel_len"])], "flow.decoder.estimator.fp16.onnx", folder)
+
+
+def estimator_with_unusable_mask(folder, filename, mask):
+    """A weightless estimator with the six inputs and `mask` as its attention-mask input (which it never
+    reads): enough for a runtime to check the input on load and refuse it."""
+    g = Graph("flow_decoder_estimator_unusable_mask")
+    g.op("Mul", ["x", "mask"], "estimator_out")
+    os.makedirs(folder, exist_ok=True)
+    g.save(estimator_inputs() + [mask], [value("estimator_out", F32, [2, MELS, "mel_len"])], filename, folder)
 
 
 def hift_f0_predictor():
@@ -404,4 +457,9 @@ if __name__ == "__main__":
                      {"inputs_embeds", "attention_mask", "hidden_states", "past_key_values"}, fp16)
     float16_boundary("llm_backbone_decode_fp16.onnx",
                      {"inputs_embeds", "attention_mask", "past_key_values", "hidden_states", "new_past_key_values"}, fp16)
+    # Drawn last, so the files above keep their bytes.
+    flow_estimator_chunk_mask(os.path.join(OUT, "..", "estimator-chunk-mask"))
+    unusable = os.path.join(OUT, "..", "estimator-unusable-mask")
+    estimator_with_unusable_mask(unusable, "float-mask.onnx", value("attn_mask", F32, [2, 1, "mel_len", "mel_len"]))
+    estimator_with_unusable_mask(unusable, "rank-3-mask.onnx", value("attn_mask", TensorProto.BOOL, [2, "mel_len", "mel_len"]))
     print("wrote CosyVoice test models to", os.path.abspath(OUT))

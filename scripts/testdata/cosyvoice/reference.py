@@ -11,6 +11,9 @@ files the Swift tests compare against (Tests/ChorusCosyVoiceTests/Resources/{voi
     python3 scripts/testdata/cosyvoice/make_models.py
     python3 scripts/testdata/cosyvoice/reference.py
 
+The golden/chunk-mask* files are the zero-shot case again with estimator-chunk-mask/'s estimator, which takes
+upstream's attention mask: streamed chunks before the last run under upstream's chunk mask (`attention_mask`).
+
 Randomness is drawn from `SplitMix64` below, which Chorus implements identically
 (Sources/ChorusDSP/SeededRandom.swift), so both sides make the same draws:
   * uniform(): the top 53 bits of the next 64-bit output, times 2**-53, in [0, 1);
@@ -43,6 +46,9 @@ MASK64 = (1 << 64) - 1
 N_FFT, HOP = 16, 4
 LOOKAHEAD = 3
 HOLDBACK_FRAMES = 8           # f0 predictor look-right 3 + conv_pre look-right 4 + 480 samples
+# upstream cosyvoice3.yaml: DiT static_chunk_size = chunk_size 25 tokens x token_mel_ratio 2, and
+# num_decoding_left_chunks -1 (every chunk to the left).
+CHUNK_FRAMES = 50
 # "You are a helpful assistant. 请用广东话表达。<|endofprompt|>": upstream's Cantonese instruct2 prompt
 # (its README), as `chorus tokenize --cosyvoice3` encodes it with the Qwen2 vocabulary.
 INSTRUCTION_IDS = [2610, 525, 264, 10950, 17847, 13, 220, 14880, 11622, 102053, 57443, 102124, 1773, 151646]
@@ -91,13 +97,16 @@ class SplitMix64:
 
 
 class Models:
-    def __init__(self, folder, threads=1):
+    """The 12 sessions; `estimator` names another estimator file (one with `attn_mask`) in place of the folder's."""
+
+    def __init__(self, folder, threads=1, estimator=None):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")   # as Chorus's default
 
-        def load(name):
-            return ort.InferenceSession(os.path.join(folder, name + ".onnx"), options, providers=["CPUExecutionProvider"])
+        def load(name, path=None):
+            return ort.InferenceSession(path or os.path.join(folder, name + ".onnx"), options,
+                                        providers=["CPUExecutionProvider"])
         self.text_embedding = load("text_embedding_fp32")
         self.speech_embedding = load("llm_speech_embedding_fp16")
         self.backbone_initial = load("llm_backbone_initial_fp16")
@@ -106,7 +115,8 @@ class Models:
         self.flow_token_embedding = load("flow_token_embedding_fp16")
         self.flow_pre_lookahead = load("flow_pre_lookahead_fp16")
         self.flow_speaker_projection = load("flow_speaker_projection_fp16")
-        self.estimator = load("flow.decoder.estimator.fp16")
+        self.estimator = load("flow.decoder.estimator.fp16", estimator)
+        self.estimator_takes_attention_mask = any(i.name == "attn_mask" for i in self.estimator.get_inputs())
         self.f0_predictor = load("hift_f0_predictor_fp32")
         self.source_generator = load("hift_source_generator_fp32")
         self.hift_decoder = load("hift_decoder_fp32")
@@ -226,11 +236,29 @@ def flow_noise(seed, frames):
     return SplitMix64(seed).gaussians(80 * frames).astype(np.float32).reshape(frames, 80).T
 
 
-def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, cfg_rate=0.7, steps=10, finalize=True):
+def attention_mask(frames, streaming):
+    """upstream DiT.forward's `attn_mask` for a batch of 2 with every frame valid (mask all ones), bool
+    [2, 1, frames, frames], true where frame i may attend to frame j.
+
+    streaming: add_optional_chunk_mask(x, mask, False, False, 0, static_chunk_size, -1), i.e. mask &
+    subsequent_chunk_mask(frames, 50): j < (i // 50 + 1) * 50, frame i sees its own 50-frame chunk and all
+    chunks to its left (chunks counted from the first prompt frame). Otherwise add_optional_chunk_mask(..., 0,
+    0, -1).repeat(1, frames, 1): the padding mask alone, all true here (full attention)."""
+    if not streaming:
+        return np.ones((2, 1, frames, frames), bool)
+    position = np.arange(frames)
+    allowed = position[None, :] < ((position // CHUNK_FRAMES + 1) * CHUNK_FRAMES)[:, None]
+    return np.ascontiguousarray(np.broadcast_to(allowed, (2, 1, frames, frames)))
+
+
+def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, cfg_rate=0.7, steps=10, finalize=True,
+             streaming=False):
     """prompt_mel [frames, 80], aligned to 2 x prompt tokens; returns the generated mel [80, 2 * len(tokens)].
 
     With finalize False the last 3 tokens are lookahead only (upstream inference(finalize=False)):
-    the pre-lookahead output is cut before their frames."""
+    the pre-lookahead output is cut before their frames. `streaming` is upstream inference(streaming=):
+    an estimator that takes `attn_mask` gets the chunk mask, else full attention; the community export's
+    estimator has no such input and attends fully either way (as upstream's export does)."""
     all_tokens = np.array([prompt_tokens + tokens], np.int64)
     embedded = models.flow_token_embedding.run(None, {"token": all_tokens})[0]
     h = models.flow_pre_lookahead.run(None, {"token_embedded": embedded})[0]       # [1, 2T, 80]
@@ -249,11 +277,12 @@ def flow_mel(models, tokens, prompt_tokens, prompt_mel, embedding, noise_seed, c
     t_span = cosine_schedule(steps)
     t, dt = t_span[0], np.float32(t_span[1] - t_span[0])
     zeros = np.zeros_like(mu)
+    extra = {"attn_mask": attention_mask(total, streaming)} if models.estimator_takes_attention_mask else {}
     for step in range(1, steps + 1):
         v = models.estimator.run(None, {
             "x": np.stack([x, x]), "mask": np.ones((2, 1, total), np.float32),
             "mu": np.stack([mu, zeros]), "t": np.array([t, t], np.float32),
-            "spks": np.stack([spks, np.zeros_like(spks)]), "cond": np.stack([cond, zeros])})[0]
+            "spks": np.stack([spks, np.zeros_like(spks)]), "cond": np.stack([cond, zeros]), **extra})[0]
         guided = np.float32(1.0 + cfg_rate) * v[0] - np.float32(cfg_rate) * v[1]
         x = (x + dt * guided).astype(np.float32)
         t = np.float32(t + dt)
@@ -343,7 +372,9 @@ def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed
     """upstream CosyVoice2Model.tts(stream=True) with CosyVoice3Model.token2wav: hop 25 (+ prompt
     padding to a multiple of 25) doubling to 100, 3 lookahead tokens, the flow over all tokens so far,
     the vocoder over all mel so far, only new samples emitted (the last 8 mel frames held back).
-    Chunks are made as the LLM draws tokens (upstream runs the LLM in a thread beside them)."""
+    Chunks are made as the LLM draws tokens (upstream runs the LLM in a thread beside them).
+    As CosyVoice3Model.tts: the chunks before the last run the flow with streaming=True (the chunk mask,
+    when the estimator takes one), the last with token2wav's default stream=False (full attention)."""
     prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
     state = {"hop": 25, "offset": 0, "emitted": 0, "mel": None, "silent_run": 0}
     tokens, chunks = [], []
@@ -351,7 +382,7 @@ def synthesize_streaming(models, prompt_text_ids, text_ids, voice, sampling_seed
 
     def chunk(upto, finalize):
         generated = flow_mel(models, tokens[:upto], prompt_tokens, prompt_mel, voice["embedding"], noise_seed,
-                             finalize=finalize)
+                             finalize=finalize, streaming=not finalize)
         fresh = generated[:, min(2 * state["offset"], generated.shape[1]):]
         mel = fresh if state["mel"] is None else np.concatenate([state["mel"], fresh], axis=1)
         state["mel"] = mel
@@ -471,6 +502,38 @@ if __name__ == "__main__":
     audio3.astype("<f4").tofile(os.path.join(golden, "crosslingual-audio.f32"))
     np.concatenate(chunks3).astype("<f4").tofile(os.path.join(golden, "crosslingual-stream.f32"))
     print(f"cross-lingual: sampled {len(raw3)} tokens, audio {len(audio3)} samples, streamed {[len(c) for c in chunks3]}")
+    # The zero-shot case again with the estimator that takes upstream's attention mask (estimator-chunk-mask/,
+    # see make_models.py): the same LLM draws the same tokens; streamed, the chunks before the last run the flow
+    # under the chunk mask, the last one (and the whole utterance) with full attention.
+    masked = Models(os.path.join(out, "model"),
+                    estimator=os.path.join(out, "estimator-chunk-mask", "flow.decoder.estimator.fp16.onnx"))
+    raw4, tokens4, mel4, audio4 = synthesize(masked, prompt_text_ids, text_ids, voice, case["samplingSeed"],
+                                             case["noiseSeed"])
+    stream_tokens4, chunks4 = synthesize_streaming(masked, prompt_text_ids, text_ids, voice, case["samplingSeed"],
+                                                   case["noiseSeed"])
+    assert raw4 == raw and tokens4 == tokens and stream_tokens4 == tokens
+    # The first chunk's flow (upstream's first hop: 25 tokens, plus the prompt rounded up to 25, plus the
+    # lookahead) under the chunk mask, as streamed, and with full attention, for comparison.
+    prompt_tokens, prompt_mel = align_prompt(voice["tokens"], voice["mel"])
+    first = 25 + (-(-len(prompt_tokens) // 25) * 25 - len(prompt_tokens)) + LOOKAHEAD
+    first_masked = flow_mel(masked, tokens[:first], prompt_tokens, prompt_mel, voice["embedding"], case["noiseSeed"],
+                            finalize=False, streaming=True)
+    first_full = flow_mel(masked, tokens[:first], prompt_tokens, prompt_mel, voice["embedding"], case["noiseSeed"],
+                          finalize=False, streaming=False)
+    chunk_case = dict(case, sampledTokens=raw4, tokens=tokens4, melShape=list(mel4.shape), audioSamples=len(audio4),
+                      chunkSamples=[len(c) for c in chunks4], firstChunkTokens=first,
+                      firstChunkMelShape=list(first_masked.shape))
+    with open(os.path.join(golden, "chunk-mask.json"), "w") as f:
+        json.dump(chunk_case, f, indent=1)
+        f.write("\n")
+    mel4.astype("<f4").tofile(os.path.join(golden, "chunk-mask-mel.f32"))
+    audio4.astype("<f4").tofile(os.path.join(golden, "chunk-mask-audio.f32"))
+    np.concatenate(chunks4).astype("<f4").tofile(os.path.join(golden, "chunk-mask-stream.f32"))
+    first_masked.astype("<f4").tofile(os.path.join(golden, "chunk-mask-first-mel.f32"))
+    first_full.astype("<f4").tofile(os.path.join(golden, "chunk-mask-first-mel-full.f32"))
+    print(f"chunk mask: streamed {[len(c) for c in chunks4]}, first chunk ({first} tokens) max |masked - full| "
+          f"{np.abs(first_masked - first_full).max():.4f}, max |stream - whole| "
+          f"{np.abs(np.concatenate(chunks4) - audio4).max():.4f}")
     silent = sum(1 for t in raw if t in SILENT_TOKENS)
     print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
           f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}; "
