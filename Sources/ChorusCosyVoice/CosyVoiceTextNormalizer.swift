@@ -107,28 +107,14 @@ public struct CosyVoiceTextNormalizer: Sendable {
 
     /// Python's `in` for strings.
     static func contains(_ text: [Unicode.Scalar], _ part: String) -> Bool {
-        let part = Array(part.unicodeScalars)
-        guard text.count >= part.count else { return false }
-        return (0...(text.count - part.count)).contains { text[$0..<($0 + part.count)].elementsEqual(part) }
+        text.contains(Array(part.unicodeScalars))
     }
 
-    /// Python's `str.replace`: every non-overlapping occurrence, left to right.
+    /// Python's `str.replace` (never called with an empty `old`): every non-overlapping occurrence, left to right,
+    /// as the standard library's `replacing(_:with:)` does.
     static func replacing(_ text: [Unicode.Scalar], _ old: String, with new: String) -> [Unicode.Scalar] {
-        let old = Array(old.unicodeScalars), new = Array(new.unicodeScalars)
-        guard !old.isEmpty, text.count >= old.count else { return text }
-        var output: [Unicode.Scalar] = []
-        output.reserveCapacity(text.count)
-        var index = 0
-        while index < text.count {
-            if index + old.count <= text.count && text[index..<(index + old.count)].elementsEqual(old) {
-                output += new
-                index += old.count
-            } else {
-                output.append(text[index])
-                index += 1
-            }
-        }
-        return output
+        guard !old.isEmpty else { return text }
+        return text.replacing(Array(old.unicodeScalars), with: Array(new.unicodeScalars))
     }
 
     /// upstream `replace_blank`: a space stays only when the code points on both sides are ASCII and not

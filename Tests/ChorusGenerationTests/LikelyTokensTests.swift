@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChorusDSP
 @testable import ChorusGeneration
 
 @Suite struct LikelyTokensTests {
@@ -30,7 +31,7 @@ import Testing
         func sorted(_ logits: [Float]) -> [Int] {
             logits.indices.sorted { logits[$0] != logits[$1] ? logits[$0] > logits[$1] : $0 < $1 }
         }
-        var random = SplitMix(state: 9)
+        var random = SeededRandom(seed: 9)
         let gaussian = (0..<6563).map { _ in Float(random.next() % 100_000) / 1000 - 50 }
         let ties = (0..<6563).map { Float(($0 * 37) % 101) }
         let constant = [Float](repeating: 1.5, count: 3000)
@@ -42,17 +43,6 @@ import Testing
         var withNaN = gaussian
         withNaN[17] = .nan
         #expect(mostLikely(withNaN, 1000).count == 1000)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     @Test func vectorExponentialMatchesLibm() {
