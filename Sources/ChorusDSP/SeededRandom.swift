@@ -5,13 +5,15 @@ import Foundation
 /// scripts/testdata/cosyvoice/reference.py implements the same operations). It does not reproduce
 /// torch or numpy streams.
 ///
+/// As a `RandomNumberGenerator` it gives the same raw draws to the standard library (`Int.random(in:using:)`).
+///
 /// - `uniform()`: the top 53 bits of the next output times 2⁻⁵³, in [0, 1).
 /// - `categorical(count:weight:)`: r = uniform() x (sum of the weights, added in index order), then the
 ///   first index whose running sum exceeds r.
 /// - `gaussian()`: Box-Muller on pairs (u1 = 1 - uniform(), u2 = uniform()), the cosine value first and
 ///   the sine value on the next call, so a stream read one value at a time or `count` at a time (an even
 ///   count from a fresh pair) gives the same values.
-public struct SeededRandom: Sendable {
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
     private var spare: Double?
 

@@ -1,3 +1,4 @@
+import ChorusDSP
 import Foundation
 import Testing
 @testable import ChorusAudio
@@ -30,7 +31,7 @@ import Testing
     }
 
     static func noise(_ count: Int, seed: UInt64) -> [Float] {
-        var random = TestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         return (0..<count).map { _ in Float.random(in: -1...1, using: &random) }
     }
 

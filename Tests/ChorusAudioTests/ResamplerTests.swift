@@ -1,19 +1,7 @@
+import ChorusDSP
 import Foundation
 import Testing
 @testable import ChorusAudio
-
-/// A deterministic generator for test signals (SplitMix64).
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func sine(frequency: Double, rate: Int, count: Int, amplitude: Double = 0.5) -> [Float] {
     (0..<count).map { Float(amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(rate))) }
@@ -39,7 +27,7 @@ func amplitude(of frequency: Double, in signal: [Float], rate: Int) -> Double {
 
     @Test(arguments: ratePairs)
     func chunkedEqualsWhole(_ rates: (Int, Int)) throws {
-        var random = TestRandom(seed: 7)
+        var random = SeededRandom(seed: 7)
         let input = (0..<60_000).map { _ in Float.random(in: -1...1, using: &random) }
         let whole = try Resampler.resample(input, from: rates.0, to: rates.1)
         #expect(whole.count == (input.count * rates.1 + rates.0 - 1) / rates.0)

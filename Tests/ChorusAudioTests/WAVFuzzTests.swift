@@ -1,3 +1,4 @@
+import ChorusDSP
 import Foundation
 import Testing
 @testable import ChorusAudio
@@ -25,7 +26,7 @@ import Testing
 
     @Test func mutatedFilesNeverCrashTheReader() {
         let iterations = Int(ProcessInfo.processInfo.environment["CHORUS_WAV_FUZZ_ITERATIONS"] ?? "") ?? 20_000
-        var random = TestRandom(seed: 0xC0FFEE)
+        var random = SeededRandom(seed: 0xC0FFEE)
         let seeds = Self.seeds
         var decoded = 0
         var rejected = 0
@@ -46,7 +47,7 @@ import Testing
         #expect(decoded + rejected == iterations)
     }
 
-    static func mutate(_ bytes: inout [UInt8], using random: inout TestRandom) {
+    static func mutate(_ bytes: inout [UInt8], using random: inout SeededRandom) {
         let interesting: [UInt32] = [0, 1, 2, 3, 15, 16, 17, 39, 40, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF]
         switch Int.random(in: 0..<6, using: &random) {
         case 0 where !bytes.isEmpty:  // flip a byte

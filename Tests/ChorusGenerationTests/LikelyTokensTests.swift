@@ -1,3 +1,4 @@
+import ChorusDSP
 import Foundation
 import Testing
 import ChorusDSP

@@ -1,3 +1,4 @@
+import ChorusDSP
 import Foundation
 import ChorusSpeech
 @testable import ChorusStreaming
@@ -35,21 +36,9 @@ func eventually(_ condition: @Sendable () async -> Bool) async throws {
     throw TimedOut()
 }
 
-/// A reproducible pseudo-random source (SplitMix64).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// `bytes` cut into pieces of 1 to `maximum` bytes, at places a seeded generator picks.
 func split(_ bytes: Data, seed: UInt64, maximum: Int = 997) -> [Data] {
-    var generator = SplitMix(state: seed)
+    var generator = SeededRandom(seed: seed)
     var pieces: [Data] = []
     var start = bytes.startIndex
     while start < bytes.endIndex {

@@ -1,3 +1,4 @@
+import ChorusDSP
 import Testing
 @testable import ChorusText
 
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func piecesRecoverTheTextAndRespectTheLimit() {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         let atoms = ["Hello", "world", "3.14", "1,000", "。", "，", "、", "！", "？", "；", ". ", ", ", "! ",
                      "? ", " ", "  ", "\n", "你好", "天气", "廣東話", "😀", "👩‍👩‍👧", "e.g.", "(", ")", "“", "”",
                      "supercalifragilistic", "é", "ｶﾞ", "１２"]
@@ -95,19 +96,6 @@ import Testing
         #expect(TextNormalizer().normalize("ＡＢ１２，ｶﾞｷﾞ") == "AB12，ガギ")
         #expect(TextNormalizer(fullWidth: .all).normalize("Ａ，Ｂ！\u{3000}") == "A,B!")
         #expect(TextNormalizer(collapsesWhitespace: false, fullWidth: .none).normalize("Ａ  ｶ") == "Ａ  カ")
-    }
-}
-
-/// A small deterministic generator for property tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D1_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -12,18 +12,6 @@ import ChorusDSP
 import ChorusText
 import Foundation
 
-/// SplitMix64: small, fast and reproducible from its seed.
-struct Random: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Little-endian byte building for seeds.
 struct Bytes {
     var data: [UInt8] = []
@@ -43,7 +31,7 @@ let interesting64: [UInt64] = [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x1_0000_0000, 0x
 let interestingText = ["99999999999999999999", "-1", "1e308", "NaN", "\"", "\\", "{", "}", "[", "]", ",", ":", " ",
                        "\n", "\u{0}", "\u{FEFF}", "\u{FF}", "null", "true", "(999999999999, 999999999999)", "é", "\r\n"]
 
-func mutate(_ bytes: inout [UInt8], fields: [Int], random: inout Random) {
+func mutate(_ bytes: inout [UInt8], fields: [Int], random: inout SeededRandom) {
     func offset(width: Int) -> Int? {
         guard bytes.count >= width else { return nil }
         // Half the time a known header field, else anywhere.
@@ -214,7 +202,7 @@ let testData = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
     .deletingLastPathComponent().appendingPathComponent("Tests/TextTestData")
 defer { try? FileManager.default.removeItem(at: scratch) }
 for target in try targets(testData: testData) where wanted == "all" || wanted == target.name {
-    var random = Random(state: seed)
+    var random = SeededRandom(seed: seed)
     var parsed = 0
     var refused = 0
     let started = Date()
