@@ -1,3 +1,4 @@
+import ChorusAudio
 import Foundation
 
 /// A `multipart/form-data` body (RFC 7578), read whole: its fields by name, files with their names.
@@ -20,6 +21,20 @@ struct MultipartForm: Sendable {
     /// The part `name` (usually a file), if present.
     func part(_ name: String) -> Part? {
         parts.first { $0.name == name }
+    }
+
+    /// The part `name` (else `alternative`) and the WAV file it holds, decoded; a 400 naming the field when
+    /// it is missing or not a WAV. `what` is the file as the messages call it ("the clip").
+    func wavFile(_ name: String, or alternative: String? = nil, what: String) throws -> (part: Part, wav: WAVFile) {
+        guard let file = part(name) ?? alternative.flatMap(part) else {
+            throw APIError.invalid("Attach \(what) as the form's '\(name)' file (a WAV of any rate).", param: name)
+        }
+        do {
+            return (file, try WAVFile.decode(file.data, path: file.filename ?? name))
+        } catch {
+            throw APIError.invalid("\(what.prefix(1).uppercased() + what.dropFirst()) is not a WAV file this server reads: \(error)",
+                                   param: name)
+        }
     }
 
     /// Parses `body` sent with `contentType` (which names the boundary); a 400 saying what is wrong otherwise.

@@ -62,15 +62,7 @@ struct PlaygroundRoutes: Sendable {
         }
         let speed = try number(form.text("speed"), named: "speed", in: 0.25...4) ?? 1
         let firstAudio = try number(form.text("first_audio_ms"), named: "first_audio_ms", in: 0...3_600_000)
-        guard let audio = form.part("audio") else {
-            throw APIError.invalid("Attach the spoken audio as the form's 'audio' file (a WAV).", param: "audio")
-        }
-        let wav: WAVFile
-        do {
-            wav = try WAVFile.decode(audio.data, path: audio.filename ?? "audio")
-        } catch {
-            throw APIError.invalid("The audio is not a WAV file this server reads: \(error)", param: "audio")
-        }
+        let (audio, wav) = try form.wavFile("audio", what: "the spoken audio")
         guard wav.frameCount > 0 else { throw APIError.invalid("The audio holds no samples.", param: "audio") }
         let entry = try await history.add(text: text, engine: engine.id, voice: voice, speed: speed, duration: wav.duration,
                                           sampleRate: wav.sampleRate, firstAudioMilliseconds: firstAudio, wav: audio.data)

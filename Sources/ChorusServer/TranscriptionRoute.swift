@@ -21,15 +21,7 @@ struct TranscriptionRoute: Sendable {
             throw APIError.invalid("Unknown response_format '\(formatName)'; use \(Format.allCases.map(\.rawValue).joined(separator: ", ")).",
                                    param: "response_format")
         }
-        guard let file = form.part("file") else {
-            throw APIError.invalid("Attach the audio as the form's 'file' (a WAV of any rate).", param: "file")
-        }
-        let audio: WAVFile
-        do {
-            audio = try WAVFile.decode(file.data, path: file.filename ?? "file")
-        } catch {
-            throw APIError.invalid("The file is not a WAV file this server reads: \(error)", param: "file")
-        }
+        let audio = try form.wavFile("file", what: "the audio").wav
         let recogniser = try await transcriber.loaded()
         var transcript: Transcript?
         try await RequestBodyReader.cancellingOnClientExit(request, watchable: watchable) {

@@ -24,15 +24,7 @@ struct VoiceRoutes: Sendable {
             throw APIError(.conflict, "The \(engine.id) engine already has a voice '\(id)'; pick another id or delete it first.",
                            param: "id", code: "voice_exists")
         }
-        guard let audio = form.part("audio") ?? form.part("file") else {
-            throw APIError.invalid("Attach the clip as the form's 'audio' file (a WAV of any rate).", param: "audio")
-        }
-        let clip: WAVFile
-        do {
-            clip = try WAVFile.decode(audio.data, path: audio.filename ?? "audio")
-        } catch {
-            throw APIError.invalid("The clip is not a WAV file this server reads: \(error)", param: "audio")
-        }
+        let clip = try form.wavFile("audio", or: "file", what: "the clip").wav
         let transcript = form.text("transcript")?.trimmingCharacters(in: .whitespacesAndNewlines)
         if cloner.cloningNeedsTranscript, transcript?.isEmpty ?? true {
             throw APIError.invalid("The \(engine.id) engine needs the clip's transcript, word for word, as 'transcript'.",

@@ -30,11 +30,7 @@ import Testing
     static func floats(_ name: String) throws -> [Float] {
         let url = try #require(folder?.appendingPathComponent(name))
         let data = try Data(contentsOf: url)
-        return data.withUnsafeBytes { raw in
-            (0..<(data.count / 4)).map {
-                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
-            }
-        }
+        return data.withUnsafeBytes { SampleConversion.floats(decoding: $0, encoding: .float(bits: 32), count: data.count / 4) }
     }
 
     static func samples(_ item: Case) throws -> [Float] {

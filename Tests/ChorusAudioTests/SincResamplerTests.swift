@@ -10,11 +10,7 @@ import Testing
     static func floats(_ name: String) throws -> [Float] {
         let url = try #require(folder?.appendingPathComponent(name))
         let data = try Data(contentsOf: url)
-        return data.withUnsafeBytes { raw in
-            (0..<(data.count / 4)).map {
-                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
-            }
-        }
+        return data.withUnsafeBytes { SampleConversion.floats(decoding: $0, encoding: .float(bits: 32), count: data.count / 4) }
     }
 
     @Test(arguments: [(22050, 16000), (22050, 24000), (44100, 16000), (48000, 24000), (8000, 16000), (24000, 16000)])
