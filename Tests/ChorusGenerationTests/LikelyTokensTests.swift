@@ -1,7 +1,6 @@
 import ChorusDSP
 import Foundation
 import Testing
-import ChorusDSP
 @testable import ChorusGeneration
 
 @Suite struct LikelyTokensTests {
