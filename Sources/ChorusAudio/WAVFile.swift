@@ -72,6 +72,28 @@ public struct WAVFile: Sendable, Equatable {
         return try decode(data, path: url.path)
     }
 
+    /// A WAV file's format and length as its header declares them.
+    public struct Header: Sendable, Equatable {
+        public var channels: Int
+        public var sampleRate: Int
+        public var frameCount: Int
+        /// Seconds of audio.
+        public var duration: Double { Double(frameCount) / Double(sampleRate) }
+    }
+
+    /// The header of the WAV file at `url`, read without decoding a sample (the file is mapped, not loaded),
+    /// so a caller can refuse a clip by its length before paying for its samples.
+    public static func header(contentsOf url: URL) throws -> Header {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
+        }
+        let layout = try data.withUnsafeBytes { try WAVLayout(parsing: $0, path: url.path) }
+        return Header(channels: layout.channels, sampleRate: layout.sampleRate, frameCount: layout.frameCount)
+    }
+
     /// Reads `url` and returns its channels averaged into mono, with the sample rate.
     public static func readMono(contentsOf url: URL) throws -> (samples: [Float], sampleRate: Int) {
         let file = try read(contentsOf: url)

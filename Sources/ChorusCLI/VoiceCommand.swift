@@ -26,6 +26,8 @@ struct VoiceAddCommand: AsyncParsableCommand {
               chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
               chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
               chorus voice add --engine neutts --codes dave.npy --text "What the reference says." --id dave
+              chorus voice add --engine neutts --audio dave.wav --text "What the reference says." --id dave
+                  (--audio needs encoder.onnx in the NeuTTS folder: scripts/export-neucodec-encoder.py)
               chorus voice add --engine chatterbox --audio eve.wav --id eve     (more than 5 s, no transcript)
               chorus voice add --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine-yue --dialect cantonese
 
@@ -35,7 +37,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The engine that clones: cosyvoice, neutts (a voice from NeuCodec reference codes) or chatterbox (a clip of more than 5 s, no transcript).")
+    @Option(help: "The engine that clones: cosyvoice, neutts (NeuCodec reference codes, or a clip of at most 30 s with an encoder) or chatterbox (a clip of more than 5 s, no transcript).")
     var engine: EngineChoice = .cosyvoice
 
     @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
@@ -85,7 +87,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if engine == .neutts { return try addNeuTTSVoice() }
+        if engine == .neutts { return try await addNeuTTSVoice() }
         if engine == .chatterbox { return try await addChatterboxVoice() }
         guard engine == .cosyvoice else {
             throw ValidationError("Only cosyvoice, neutts and chatterbox clone voices; \(engine.rawValue) has its own fixed voices.")
@@ -110,20 +112,26 @@ struct VoiceAddCommand: AsyncParsableCommand {
 }
 
 extension VoiceAddCommand {
-    /// A NeuTTS voice: its reference codes (from --codes) and transcript, stored in the model folder's voices.
-    func addNeuTTSVoice() throws {
+    /// A NeuTTS voice: its reference codes (from --codes, or from --audio through the folder's NeuCodec encoder)
+    /// and transcript, stored in the model folder's voices as the same two files either way.
+    func addNeuTTSVoice() async throws {
         guard dialect == nil, instruction == nil else { throw ValidationError("--dialect and --instruction apply to CosyVoice.") }
         guard let text else { throw ValidationError("NeuTTS reads the reference's transcript; add --text with what it says.") }
         let folder = try NeuTTSModelFolder(url: model.map { URL(fileURLWithPath: $0) } ?? NeuTTSSynthesizer.defaultFolder)
+        try NeuTTSVoice.checkWritable(id: id, in: folder.voices, replacing: replace)  // before any model work
         let referenceCodes: [Int]
         switch (codes, audio) {
         case (let codes?, nil):
             referenceCodes = try NeuTTSVoice.codes(npy: URL(fileURLWithPath: codes))
-        case (nil, _?):
+        case (nil, let audio?):
             guard folder.hasEncoder else { throw NeuTTSError.noEncoder(folder: folder.url.path) }
-            throw ValidationError("Chorus does not run a NeuCodec encoder yet; add the voice from its codes with --codes CODES.npy.")
+            let clip = try CodecEncoder.clip(contentsOf: URL(fileURLWithPath: audio))  // refused by its header when too long
+            let path = folder.path(NeuTTSModelFolder.encoder)
+            referenceCodes = try await InferenceExecutor.shared.run {
+                try CodecEncoder(session: InferenceSession(modelPath: path)).encode(clip.samples, sampleRate: clip.sampleRate)
+            }
         default:
-            throw ValidationError("Give the reference as --codes CODES.npy (or --audio with an encoder), not both or neither.")
+            throw ValidationError("Give the reference as --codes CODES.npy or --audio CLIP.wav, not both or neither.")
         }
         let voice = try NeuTTSVoice(codes: referenceCodes, transcript: text)
         let written = try voice.write(id: id, to: folder.voices, replacing: replace)

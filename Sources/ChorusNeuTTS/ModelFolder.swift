@@ -2,8 +2,8 @@ import ChorusModels
 import Foundation
 
 /// A NeuTTS model folder (`<models>/neutts`): the backbone ONNX with its KV cache, the backbone's
-/// `tokenizer.json`, the NeuCodec decoder ONNX (fp32 or int8), optionally a NeuCodec encoder ONNX for
-/// `voice add --audio` and `neutts.json` naming the backbone's language; voices in `voices/`.
+/// `tokenizer.json`, the NeuCodec decoder ONNX (fp32 or int8), optionally the NeuCodec encoder ONNX
+/// (`encoder.onnx`, found by that name; made by scripts/export-neucodec-encoder.py) for `voice add --audio`, and `neutts.json` naming the backbone's language; voices in `voices/`.
 public struct NeuTTSModelFolder: Sendable {
     public static let backbone = "backbone.onnx"
     public static let tokenizer = "tokenizer.json"
@@ -46,12 +46,13 @@ extension NeuTTSSynthesizer {
         id: "neutts", name: "NeuTTS Nano / Air",
         files: [ModelManifest.File(NeuTTSModelFolder.backbone), ModelManifest.File(NeuTTSModelFolder.tokenizer),
                 ModelManifest.File(NeuTTSModelFolder.decoder),
-                ModelManifest.File(NeuTTSModelFolder.encoder, optionalFor: "chorus voice add --audio"),
+                ModelManifest.File(NeuTTSModelFolder.encoder, optionalFor: "chorus voice add --audio (scripts/export-neucodec-encoder.py makes it)"),
                 ModelManifest.File(NeuTTSModelFolder.settings, optionalFor: "a backbone that reads another language than en-us")],
         source: "huggingface.co/neuphonic (neutts-nano, neutts-air and their language variants; neucodec-onnx-decoder)",
         licence: "NeuTTS Open License 1.0 (Nano), Apache-2.0 (Air, NeuCodec)",
         installation: .manual(
             "Export the backbone to ONNX with its KV cache (Hugging Face optimum's past_key_values/present names) as "
                 + "backbone.onnx beside its tokenizer.json, and put neuphonic/neucodec-onnx-decoder's model.onnx there as "
-                + "decoder.onnx; README's \"NeuTTS\" section has the details."))
+                + "decoder.onnx; for voices from clips, export the NeuCodec encoder with scripts/export-neucodec-encoder.py as "
+                + "encoder.onnx; README's \"NeuTTS\" section has the details."))
 }

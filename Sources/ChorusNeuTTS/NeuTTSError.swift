@@ -26,14 +26,15 @@ public enum NeuTTSError: Error, Equatable, CustomStringConvertible, LocalizedErr
         case .promptTooLong(let tokens, let context):
             "The prompt is \(tokens) tokens, leaving no room in the backbone's \(context)-token context; use a shorter reference or text."
         case .unexpectedModel(let path, let reason):
-            "\(path) \(reason); use the NeuTTS backbone and NeuCodec decoder exports the README describes."
+            "\(path) \(reason); use the NeuTTS backbone and NeuCodec exports the README describes."
         case .noSpeechCodes:
             "The backbone generated no speech codes; check that the backbone and tokenizer belong together."
         case .invalidVoice(let reason):
             "\(reason)"
         case .noEncoder(let folder):
             "There is no NeuCodec encoder (encoder.onnx) in \(folder): Neuphonic publishes pre-encoded references and "
-                + "no encoder export, so add the voice from its codes with --codes CODES.npy and --text."
+                + "no encoder export, so add the voice from its codes with --codes CODES.npy and --text, or make encoder.onnx "
+                + "from the PyTorch codec with scripts/export-neucodec-encoder.py."
         }
     }
 

@@ -47,14 +47,9 @@ public struct NeuTTSVoice: Sendable, Equatable {
     /// (unless `replacing`) or is not a plain name.
     @discardableResult
     public func write(id: String, to voices: URL, replacing: Bool = false) throws -> URL {
-        guard Self.isPlainID(id) else {
-            throw NeuTTSError.invalidVoice("The voice id '\(id)' is not usable; use letters, digits, - and _ (at most 64).")
-        }
+        try Self.checkWritable(id: id, in: voices, replacing: replacing)
         let target = voices.appendingPathComponent(id, isDirectory: true)
         let manager = FileManager.default
-        if manager.fileExists(atPath: target.path), !replacing {
-            throw NeuTTSError.invalidVoice("There is already a voice '\(id)' in \(voices.path); pick another id or replace it.")
-        }
         try manager.createDirectory(at: voices, withIntermediateDirectories: true)
         let staging = voices.appendingPathComponent(".\(id)-\(UUID().uuidString)", isDirectory: true)
         try manager.createDirectory(at: staging, withIntermediateDirectories: true)
@@ -68,6 +63,17 @@ public struct NeuTTSVoice: Sendable, Equatable {
             throw error
         }
         return target
+    }
+
+    /// Throws when `id` is not a plain name or names a voice already in `voices` (unless `replacing`): what
+    /// `write` checks, for callers that want to refuse before encoding a clip.
+    public static func checkWritable(id: String, in voices: URL, replacing: Bool) throws {
+        guard isPlainID(id) else {
+            throw NeuTTSError.invalidVoice("The voice id '\(id)' is not usable; use letters, digits, - and _ (at most 64).")
+        }
+        if FileManager.default.fileExists(atPath: voices.appendingPathComponent(id, isDirectory: true).path), !replacing {
+            throw NeuTTSError.invalidVoice("There is already a voice '\(id)' in \(voices.path); pick another id or add --replace.")
+        }
     }
 
     static func isPlainID(_ id: String) -> Bool {
