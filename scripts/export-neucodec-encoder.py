@@ -4,7 +4,7 @@
 
 Neuphonic publishes the decoder as ONNX but no encoder: it recommends pre-encoded references. This script makes
 the encoder graph from the PyTorch codec. It needs the real weights, which `NeuCodec.from_pretrained` downloads
-from Hugging Face (neuphonic/neucodec's pytorch_model.bin, and facebook/w2v-bert-2.0, about 2.3 GB together) or
+from Hugging Face (neuphonic/neucodec's pytorch_model.bin and facebook/w2v-bert-2.0, a few GB) or
 finds in the Hugging Face cache (set HF_HUB_OFFLINE=1 to use only the cache). The Chorus developers' machines
 cannot reach Hugging Face, so this script has not been run on the real weights there; the same export
 (`export_encoder` below) runs on a small NeuCodec built from upstream's classes in
@@ -17,7 +17,8 @@ Chorus (Sources/ChorusNeuTTS/CodecEncoder.swift):
   features  float32 [1, N / 320 - 1, 160] SeamlessM4TFeatureExtractor(audio).input_features
   codes     int32   [1, 1, N / 320 - 1]  the FSQ indices, 0-65535 (vector-quantize-pytorch makes them int32)
 Wav2Vec2-BERT keeps its first 16 layers only: encode_code reads hidden state 16 (the input of layer 16), so the
-last 8 layers never reach the codes; the export checks that the cut model gives the same codes.
+last 8 layers never reach the codes (about 440 M weights remain: a graph of about 1.8 GB, by the parameter
+count); --check compares the graph's codes with the whole model's encode_code on a clip of yours.
 
 Environment: pip install torch neucodec==0.0.6 onnx onnxruntime onnxscript (Python 3.10-3.12).
 
