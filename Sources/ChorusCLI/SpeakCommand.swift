@@ -23,7 +23,7 @@ struct SpeakCommand: AsyncParsableCommand {
 
     @OptionGroup var input: TextInput
 
-    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    @Option(name: .shortAndLong, help: "The WAV file to write; - writes a WAV stream to standard output.")
     var output: String?
 
     @OptionGroup var engineOptions: EngineOptions
@@ -51,7 +51,9 @@ struct SpeakCommand: AsyncParsableCommand {
 
     func run() async throws {
         StagedFile.cleansUpOnSignals()
-        if streaming.stream || streaming.provider != nil {
+        // Standard output takes the audio as it is made (a WAV stream with open-ended sizes, or raw PCM with
+        // --format pcm), as with --stream; a whole file cannot be staged and renamed there.
+        if streaming.stream || streaming.provider != nil || output == "-" {
             return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
                                              voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose,
                                              outputPolicy: outputPolicy).run()

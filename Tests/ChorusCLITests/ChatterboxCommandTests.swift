@@ -44,6 +44,27 @@ import Testing
         #expect(streamedAudio.sampleRate == 24_000 && streamedAudio.samples == audio.samples)
     }
 
+    /// `-o -` writes a WAV stream to standard output, whole or with --stream: 24 kHz mono, the file's samples.
+    @Test func writesAWAVStreamToStandardOutput() async throws {
+        let root = try Self.models()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let environment = ["CHORUS_MODELS": root.path]
+        let output = root.appendingPathComponent("hello.wav")
+        let spoken = try await ChorusProcess.running(["speak", "--engine", "chatterbox", "--voice", "eve", "Hello world.",
+                                                      "-o", output.path], environment: environment)
+        #expect(spoken.status == 0, "\(spoken.standardError)")
+        let file = try WAVFile.read(contentsOf: output)
+        for stream in [[], ["--stream"]] {
+            let piped = try await ChorusProcess.running(["speak", "--engine", "chatterbox", "--voice", "eve"] + stream
+                                                        + ["Hello world.", "-o", "-"], environment: environment)
+            #expect(piped.status == 0, "\(piped.standardError)")
+            #expect(piped.standardOutputData.prefix(4) == Data("RIFF".utf8) && piped.standardOutputData.count > 44)
+            let wav = try WAVFile.decode(piped.standardOutputData)
+            #expect(wav.sampleRate == 24_000 && wav.channels == 1 && wav.encoding == file.encoding)
+            #expect(wav.samples.count == file.samples.count && wav.samples == file.samples, "\(stream)")
+        }
+    }
+
     @Test func voiceAddRefusesAShortClipAndAMissingEncoder() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }

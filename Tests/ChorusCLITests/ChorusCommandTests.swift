@@ -5,7 +5,9 @@ import Testing
 /// Runs the built `chorus` binary (next to the test bundle) and captures what it prints.
 struct ChorusProcess {
     var status: Int32
-    var standardOutput: String
+    var standardOutput: String { String(decoding: standardOutputData, as: UTF8.self) }
+    /// Standard output's bytes as written (audio, for `-o -`).
+    var standardOutputData: Data
     var standardError: String
     /// Whether the process died of a signal (a crash) rather than exiting.
     var crashed = false
@@ -50,7 +52,7 @@ struct ChorusProcess {
             }
         }
         return ChorusProcess(status: status,
-                             standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                             standardOutputData: try Data(contentsOf: outURL),
                              standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
                              crashed: reason == .uncaughtSignal)
     }
