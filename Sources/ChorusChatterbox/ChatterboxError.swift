@@ -12,6 +12,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
     case clipTooShort(seconds: Double)
     /// The prompt and the longest generation do not fit the language model's positions.
     case promptTooLong(tokens: Int, limit: Int)
+    /// The language model's first logits were all -inf, so no speech token can be drawn.
+    case noFiniteLogit
 
     public var description: String {
         switch self {
@@ -25,6 +27,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
             "The voice clip is \(String(format: "%.2f", seconds)) s long; Chatterbox needs more than 5 s of speech (5-10 s is best)."
         case .promptTooLong(let tokens, let limit):
             "The prompt is \(tokens) positions, leaving no room for speech within the language model's \(limit); use shorter text."
+        case .noFiniteLogit:
+            "The language model scored every speech token -inf at the first draw; the graph or its weights are damaged: pull the model again (chorus models pull chatterbox)."
         }
     }
 

@@ -96,15 +96,20 @@ public struct LanguageModel: SpeechTokenGenerator, Sendable {
         var sampler = TokenSampler(steps, vocabularySize: EmbeddingIDs.speechVocabulary,
                                    random: SeededRandom(seed: prompt.seed), history: history, longest: draws)
         let cache = try KVCache(pool: cachePool, tensorCount: 2 * layers, longest: longest)
-        var drawn = 0
-        var tokens = try DecodeLoop.run(
-            &model, sampler: &sampler, cache: cache, maximumLength: draws,
-            isStop: { token in
-                drawn += 1
-                return drawn > 1 && token == EmbeddingIDs.stopOfSpeech
-            }, onToken: onToken)
+        var tokens = try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: draws,
+                                        isStop: Self.stopRule(), onToken: onToken)
         if tokens.last == EmbeddingIDs.stopOfSpeech { tokens.removeLast() }
         return tokens
+    }
+
+    /// upstream's stop rule for one generation: 6562 ends it, except at the first draw, which upstream does not
+    /// check (that 6562 is kept, and the id filter drops it before decoding).
+    static func stopRule() -> (Int) -> Bool {
+        var drawn = 0
+        return { token in
+            drawn += 1
+            return drawn > 1 && token == EmbeddingIDs.stopOfSpeech
+        }
     }
 
     /// The embedding width the language model takes.

@@ -62,13 +62,32 @@ struct UpstreamPenalty: SamplingStep {
 
 /// A multinomial draw over the candidates ordered most likely first (ties by id) after the penalty changed
 /// their logits, so a pinned uniform picks what torch.multinomial's pinned stand-in picks in the goldens.
+///
+/// When every processed logit is -inf there is nothing to draw. upstream's loop checks this before each later
+/// draw (`if torch.all(processed_logits == -float("inf")): break`, `T3.inference_turbo`) and ends without a
+/// token; Chorus answers 6562, which the loop's stop rule ends on without keeping it. The first draw has no
+/// such check upstream (torch.multinomial refuses the NaN probabilities), so there it is an error.
 struct LikelyFirstDraw: SamplingStep {
-    func apply(to state: inout SamplingState) {
+    func apply(to state: inout SamplingState) throws {
+        if Self.everyLogitMasked(state) {
+            guard state.generated > 0 else { throw ChatterboxError.noFiniteLogit }
+            state.token = EmbeddingIDs.stopOfSpeech
+            return
+        }
         if !state.allCandidates {
             let logits = state.logits
             let ordered = state.candidates.sorted { logits[$0] != logits[$1] ? logits[$0] > logits[$1] : $0 < $1 }
             state.restrict(to: ordered)
         }
         CategoricalDraw().apply(to: &state)
+    }
+}
+
+extension LikelyFirstDraw {
+    /// Whether every candidate's logit is -inf (tokens outside the candidates count as -inf).
+    static func everyLogitMasked(_ state: SamplingState) -> Bool {
+        let logits = state.logits
+        if state.allCandidates { return logits.allSatisfy { $0 == -.infinity } }
+        return state.candidates.allSatisfy { logits[$0] == -.infinity }
     }
 }

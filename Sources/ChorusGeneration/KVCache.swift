@@ -74,8 +74,14 @@ public final class KVCachePool: @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [TensorStorage] = []
     private var learned: [KVCacheLayout]?
+    private var lent = 0
 
     public init() {}
+
+    /// Buffers taken by caches that have not been released yet (two per cache tensor while an utterance runs,
+    /// none once every cache is gone): how a caller sees that a stopped, failed or cancelled utterance let its
+    /// cache go.
+    public var buffersInUse: Int { lock.withLock { lent } }
 
     /// The cache layout the first utterance showed, for later ones to write even the prefill in place.
     var layouts: [KVCacheLayout]? {
@@ -86,16 +92,23 @@ public final class KVCachePool: @unchecked Sendable {
     /// A buffer of at least `capacity` elements of `type`, kept or new.
     func take(_ type: TensorElementType, capacity: Int) throws -> TensorStorage {
         let reused: TensorStorage? = lock.withLock {
+            lent += 1
             guard let index = kept.firstIndex(where: { $0.elementType == type && $0.capacity >= capacity }) else { return nil }
             return kept.remove(at: index)
         }
-        return try reused ?? TensorStorage(elementType: type, capacity: capacity)
+        do {
+            return try reused ?? TensorStorage(elementType: type, capacity: capacity)
+        } catch {
+            lock.withLock { lent -= 1 }
+            throw error
+        }
     }
 
     /// Keeps `buffers` for the next utterance (the largest, two per cache tensor).
     func put(_ buffers: [TensorStorage]) {
         guard !buffers.isEmpty else { return }
         lock.withLock {
+            lent -= buffers.count
             kept += buffers
             kept.sort { $0.capacity > $1.capacity }
             let keep = 2 * max(1, learned?.count ?? 1)

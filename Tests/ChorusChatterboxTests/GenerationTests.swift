@@ -1,5 +1,6 @@
 import ChorusDSP
 import ChorusGeneration
+import ChorusModels
 import ChorusONNX
 import Foundation
 import Testing
@@ -101,12 +102,8 @@ import Testing
         var model = AlwaysStop()
         var sampler = TokenSampler(ChatterboxSampling.defaults.steps, vocabularySize: EmbeddingIDs.speechVocabulary,
                                    random: SeededRandom(seed: 5))
-        var drawn = 0
         let tokens = try DecodeLoop.run(&model, sampler: &sampler, cache: KVCache(pool: KVCachePool(), tensorCount: 0, longest: 4),
-                                        maximumLength: 1001, isStop: { token in
-                                            drawn += 1
-                                            return drawn > 1 && token == EmbeddingIDs.stopOfSpeech
-                                        })
+                                        maximumLength: 1001, isStop: LanguageModel.stopRule())
         #expect(tokens == [EmbeddingIDs.stopOfSpeech])
         #expect(model.steps == 1)
         #expect(ConditionalDecoder.speechTokens(from: tokens + [5, 6561, 6562, 7]) == [5, 7, 4299, 4299, 4299])
@@ -140,5 +137,82 @@ import Testing
         }
         #expect(count == 7)
     }
-}
 
+    /// upstream's loop ends, without a draw, when every processed logit is -inf (`T3.inference_turbo`: the check
+    /// before each later draw); at the first draw upstream has no check and torch.multinomial fails, so Chorus
+    /// throws. A model whose third logits row is all -inf: two tokens, the loop ends after that step.
+    @Test func everyLogitMinusInfinityEndsTheLoop() throws {
+        struct MaskedAt: AutoregressiveModel {
+            let call: Int
+            var calls = 0
+            mutating func logits() throws -> Tensor {
+                calls += 1
+                var row = [Float](repeating: -10, count: EmbeddingIDs.speechVocabulary)
+                row[42] = 10
+                if calls == call { row = row.map { _ in -.infinity } }
+                return try Tensor(row, shape: [row.count])
+            }
+            mutating func prefill(cache: KVCache) throws -> Tensor { try logits() }
+            mutating func step(_ token: Int, cache: KVCache) throws -> Tensor { try logits() }
+        }
+        func run(_ model: inout MaskedAt, sampling: ChatterboxSampling) throws -> [Int] {
+            var sampler = TokenSampler(sampling.steps, vocabularySize: EmbeddingIDs.speechVocabulary, random: SeededRandom(seed: 5))
+            return try DecodeLoop.run(&model, sampler: &sampler, cache: KVCache(pool: KVCachePool(), tensorCount: 0, longest: 4),
+                                      maximumLength: 1001, isStop: LanguageModel.stopRule())
+        }
+        var late = MaskedAt(call: 3)
+        #expect(try run(&late, sampling: .defaults) == [42, 42])
+        #expect(late.calls == 3)
+        // Every step of upstream's sampling leaves an all -inf row all -inf (nothing else to draw from).
+        var anyStep = MaskedAt(call: 2)
+        #expect(try run(&anyStep, sampling: .upstream(temperature: 1, topK: 0, topP: 1, repetitionPenalty: 1)) == [42])
+        var first = MaskedAt(call: 1)
+        #expect(throws: ChatterboxError.noFiniteLogit) { try run(&first, sampling: .defaults) }
+    }
+
+    /// The cache's buffers go back to its pool when a generation fails or is cancelled mid-way: two buffers per
+    /// cache tensor are out while it runs, none after (the task ending alone would not show this).
+    @Test func cacheIsReleasedOnErrorAndCancel() async throws {
+        let golden = try TestResources.decoded("capped.json", as: TestResources.Case.self)
+        let voice = try VoiceConditioning(folder: TestResources.voice)
+        let model = try TestResources.languageModel()
+        let prompt = LanguageModel.Prompt(voice: voice, ids: golden.textIds.map(EmbeddingIDs.row(ofTextID:)) + [6561], seed: 1)
+        let perUtterance = 2 * 2 * model.layers
+        var inUse: [Int] = []
+        #expect(throws: CancellationError.self) {
+            try model.generate(prompt) { _ in
+                inUse.append(model.cachePool.buffersInUse)
+                if inUse.count == 7 { throw CancellationError() }
+            }
+        }
+        #expect(inUse.last == perUtterance)
+        #expect(model.cachePool.buffersInUse == 0)
+
+        let seen = Locked<[Int]>([])
+        let job = Task {
+            try await InferenceExecutor.shared.run {
+                try model.generate(prompt) { _ in
+                    let count = seen.withLock { $0.append(model.cachePool.buffersInUse); return $0.count }
+                    // Hold the fifth token until the test has cancelled the job (at most 20 s), so the cancel
+                    // lands mid-generation; the loop's own check after the token then ends it.
+                    var waited = 0
+                    while count == 5, (try? InferenceExecutor.checkCancellation()) != nil, waited < 20_000 {
+                        usleep(1_000)
+                        waited += 1
+                    }
+                }
+            }
+        }
+        while seen.withLock({ $0.count }) < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(model.cachePool.buffersInUse == perUtterance)
+        job.cancel()
+        do {
+            _ = try await job.value
+            Issue.record("the cancelled generation ran to its end")
+        } catch {
+            #expect(error is CancellationError, "\(error)")
+        }
+        #expect(seen.withLock { $0.count } == 5)
+        #expect(model.cachePool.buffersInUse == 0)
+    }
+}
