@@ -65,6 +65,29 @@ import Testing
         }
     }
 
+    /// `voice add --audio` on the generated speech encoder: the clip becomes a voice folder of the export's four
+    /// outputs, listed among the voices (its values against upstream's prepare_conditionals, and the speech made
+    /// with it, are in SpeechEncoderTests; the test decoder's pinned noise covers too few frames for this 5.4 s
+    /// prompt and a whole utterance, so the command does not speak with it here).
+    @Test func voiceAddEncodesAClip() async throws {
+        let root = try Self.models()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("chatterbox-fp32")
+        let encoder = Self.resources.appendingPathComponent("encoder")
+        try FileManager.default.copyItem(at: encoder.appendingPathComponent("speech_encoder.onnx"),
+                                         to: folder.appendingPathComponent("speech_encoder.onnx"))
+        let added = try await ChorusProcess.running(["voice", "add", "--engine", "chatterbox", "--audio",
+                                                     encoder.appendingPathComponent("clip.wav").path, "--id", "kim",
+                                                     "--model", folder.path])
+        #expect(added.status == 0, "\(added.standardError)")
+        for name in ["audio_features", "audio_tokens", "speaker_embeddings", "speaker_features"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("voices/kim/\(name).npy").path))
+        }
+        let environment = ["CHORUS_MODELS": root.path]
+        let voices = try await ChorusProcess.running(["voices", "--engine", "chatterbox"], environment: environment)
+        #expect(voices.standardOutput.contains("chatterbox  kim"), "\(voices.standardOutput)")
+    }
+
     @Test func voiceAddRefusesAShortClipAndAMissingEncoder() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }

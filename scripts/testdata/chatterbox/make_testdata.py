@@ -25,6 +25,12 @@ Made (deterministic: torch.manual_seed, fixed noise tables, SplitMix64 draws):
                                of a random speaker embedding and prompt tokens, audio_tokens, speaker_embeddings,
                                speaker_features (random, in a mel's range)
   golden/text.json             punc_norm cases; tokenizer ids (upstream's AutoTokenizer on punc_norm's text)
+  encoder/speech_encoder.onnx  audio_values -> audio_features, audio_tokens, speaker_embeddings, speaker_features:
+                               prepare_conditionals' parts from upstream's classes (VoiceEncoder, CAMPPlus,
+                               S3TokenizerV2 at small widths; T3's own conditioning); see speech_encoder.py
+  encoder/clip.wav, *.npy      a fixed 5.4 s clip (float32, 24 kHz) and upstream's prepare_conditionals of it as
+                               the graph's four outputs
+  encoder/speech.json, .f32    generate with that voice: T3.inference_turbo tokens and the decoded audio
   golden/<case>.json, .f32     T3.inference_turbo tokens (torch.multinomial replaced by the pinned draw) and the
                                audio of ChatterboxTurboTTS.generate's decoding path (id filter, 3 x 4299, S3Gen
                                inference with trim fade; no watermark), per chunk for chunked cases
@@ -117,6 +123,7 @@ CHUNKED = ("chunked", [
     "A second one follows [sigh] with a tag.",
 ])
 SEED = 2024
+CLIP_CASE = ("speech", "Hello world, from a cloned voice.", {"max_gen_len": 20})
 
 
 # ---------------------------------------------------------------------------------------------- drawing
@@ -646,6 +653,24 @@ def main():
         records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size)})
     write_case(name, {"text": " ".join(chunks), "seed": SEED, "chunks": records}, np.concatenate(audios))
     print(f"{name}: {[len(r['tokens']) for r in records]} tokens")
+
+    # The speech encoder: upstream's prepare_conditionals on a fixed clip, and generate with that voice (a short
+    # capped utterance, so its prompt of 270 mel frames and the new ones stay within the decoder's 320).
+    import speech_encoder
+    encoder_dir = os.path.join(OUT, "encoder")
+    clip_voice, conds, measured = speech_encoder.make(t3, s3gen, encoder_dir, store_large_tables_as_float16)
+    name, sentence, options = CLIP_CASE
+    ids = upstream_ids(tokenizer, sentence)
+    with pinned_multinomial(SEED), torch.no_grad():
+        tokens = t3.inference_turbo(t3_cond=conds.t3, text_tokens=ids, **options)[0]
+    audio = upstream_decode(s3gen, tokens, clip_voice, tables)
+    record = {"text": sentence, "normalized": punc_norm(sentence), "text_ids": ids[0].tolist(), "seed": SEED,
+              "max_gen_len": options["max_gen_len"], "tokens": tokens.tolist(), "samples": int(audio.size),
+              "measured": measured}
+    with open(os.path.join(encoder_dir, f"{name}.json"), "w") as f:
+        json.dump(record, f, ensure_ascii=False, indent=1)
+    audio.astype("<f4").tofile(os.path.join(encoder_dir, f"{name}.f32"))
+    print(f"{name}: {len(record['tokens'])} tokens, {audio.size} samples")
 
     with open(os.path.join(OUT, "golden", "model.json"), "w") as f:
         json.dump({"stop_bias": bias, "frame_cap": FRAME_CAP, "width": WIDTH, "layers": LAYERS, "heads": HEADS,
