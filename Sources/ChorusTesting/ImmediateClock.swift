@@ -1,11 +1,6 @@
 /// A clock whose sleeps end at once (after a yield), so a clocked sink plays as fast as it is fed.
 public struct ImmediateClock: Clock {
-    public struct Instant: InstantProtocol {
-        public var offset: Duration
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
+    public typealias Instant = TestClockInstant
 
     public init() {}
 

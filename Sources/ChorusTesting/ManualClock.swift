@@ -3,13 +3,7 @@ import Foundation
 /// A clock that moves only when told to, for testing code that sleeps (a `ClockedNullSink` playing
 /// at real-time speed, a retry back-off) without waiting in real time.
 public final class ManualClock: Clock, @unchecked Sendable {
-    public struct Instant: InstantProtocol {
-        /// Time since the clock was made.
-        public var offset: Duration
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
+    public typealias Instant = TestClockInstant
 
     private let lock = NSLock()
     private var current = Instant(offset: .zero)

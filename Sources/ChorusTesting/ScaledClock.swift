@@ -3,13 +3,8 @@ import Foundation
 /// A clock `speed` times faster than `ContinuousClock`: a `ClockedNullSink` on it plays minutes of audio
 /// in seconds while still pacing itself, as a backpressure test needs.
 public struct ScaledClock: Clock {
-    public struct Instant: InstantProtocol {
-        /// Scaled time since the clock was made.
-        public var offset: Duration
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
+    /// Its offset is scaled time since the clock was made.
+    public typealias Instant = TestClockInstant
 
     /// How many times faster than real time it runs.
     public let speed: Double
