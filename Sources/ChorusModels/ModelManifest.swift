@@ -146,8 +146,10 @@ extension ModelManifest {
     }
 
     /// Checks that `folder` holds every file, with the recorded sizes; with `verifyingChecksums`, also
-    /// hashes each file whose SHA-256 is recorded (slow for large models: it reads them whole).
-    public func check(folder: URL, verifyingChecksums: Bool = false) -> Check {
+    /// hashes each file whose SHA-256 is recorded (slow for large models: it reads them whole) with
+    /// `hashing` (a faster implementation than this module's portable one where the caller has it).
+    public func check(folder: URL, verifyingChecksums: Bool = false,
+                      hashing: (URL) throws -> String = SHA256.hex(ofFileAt:)) -> Check {
         var result = Check(folder: folder, missing: [], missingOptional: [], mismatches: [], unreadable: [])
         for file in files {
             guard let url = Self.locate(file, in: folder) else {
@@ -163,7 +165,7 @@ extension ModelManifest {
             }
             if verifyingChecksums, let expected = file.sha256 {
                 do {
-                    let actual = try SHA256.hex(ofFileAt: url)
+                    let actual = try hashing(url)
                     if actual != expected.lowercased() {
                         result.mismatches.append(.checksum(path: url.path, expected: expected, actual: actual))
                     }
