@@ -13,6 +13,7 @@ let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let webSocketClient = Target.Dependency.product(name: "WSClient", package: "swift-websocket")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
 let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
@@ -70,6 +71,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Already in the graph (gRPC's transport and swift-certificates); ChorusHub hashes downloads with it.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
@@ -113,7 +116,7 @@ let package = Package(
         .target(name: "ChorusTesting", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusStreaming"]),
         .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
         .target(name: "ChorusGoogle", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
-        .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, zip]),
+        .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, crypto, zip]),
 
         // The registry and the umbrella.
         .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox"]),

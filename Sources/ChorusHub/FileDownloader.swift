@@ -244,12 +244,13 @@ struct FileDownloader: Sendable {
     }
 }
 
-/// The `.incomplete` file a download appends to, hashing as it goes (a resumed file's bytes first).
-/// The descriptor closes when the value goes away, so a failed attempt leaks none.
+/// The `.incomplete` file a download appends to, hashing as it goes (a resumed file's bytes first) on
+/// a `HashingThread`, so the hash overlaps the writes. The descriptor closes and the thread stops when
+/// the value goes away, so a failed attempt leaks neither.
 final class PartialFile {
     let url: URL
     private var descriptor: Int32
-    private var hasher = SHA256()
+    private var hashing: HashingThread
     private(set) var size = 0
 
     init(at url: URL) throws {
@@ -257,37 +258,42 @@ final class PartialFile {
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw HubError.writing(url.path, errno: errno) }
         size = Int(lseek(descriptor, 0, SEEK_END))
+        var hasher = SHA256Hasher()
         if size > 0 {
             // A resumed file: its bytes enter the hash before the new ones.
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
             var read = 0
-            while read < size, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            while read < size, let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
                 let kept = chunk.prefix(size - read)
                 hasher.update(kept)
                 read += kept.count
             }
         }
+        hashing = HashingThread(continuing: hasher)
     }
 
     /// Empties the file to start the download over.
     func restart() throws {
         guard ftruncate(descriptor, 0) == 0 else { throw HubError.writing(url.path, errno: errno) }
-        hasher = SHA256()
+        hashing.cancel()
+        hashing = HashingThread()
         size = 0
     }
 
-    /// Writes `buffer` at the end and hashes it.
+    /// Writes `buffer` at the end and queues it to be hashed.
     func append(_ buffer: ByteBuffer) throws {
-        try buffer.withUnsafeReadableBytes { try append($0) }
+        try buffer.withUnsafeReadableBytes { try writeAll($0) }
+        hashing.add(buffer)
     }
 
-    /// Writes `data` at the end and hashes it.
+    /// Writes `data` at the end and queues it to be hashed.
     func append(_ data: Data) throws {
-        try data.withUnsafeBytes { try append($0) }
+        try data.withUnsafeBytes { try writeAll($0) }
+        hashing.add(ByteBuffer(bytes: data))
     }
 
-    private func append(_ bytes: UnsafeRawBufferPointer) throws {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         guard !bytes.isEmpty else { return }
         var offset = 0
         while offset < bytes.count {
@@ -298,18 +304,18 @@ final class PartialFile {
             }
             offset += written
         }
-        hasher.update(bytes)
         size += bytes.count
     }
 
-    /// Flushes and closes the file; returns the SHA-256 of everything in it.
+    /// Flushes and closes the file (one `fsync`, at the end); returns the SHA-256 of everything in it.
     func finish() throws -> String {
         defer { close(descriptor); descriptor = -1 }
-        guard fsync(descriptor) == 0 else { throw HubError.writing(url.path, errno: errno) }
-        return hasher.finish()
+        guard fsync(descriptor) == 0 else { hashing.cancel(); throw HubError.writing(url.path, errno: errno) }
+        return hashing.finish()
     }
 
     deinit {
+        hashing.cancel()
         if descriptor >= 0 { close(descriptor) }
     }
 }

