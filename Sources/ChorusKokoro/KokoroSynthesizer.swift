@@ -13,9 +13,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// The espeak-ng voice that phonemizes the text (the language spoken), "en-us" by default.
     public let espeakVoice: String
 
-    /// Model calls of this engine made at once: one, since each call's operators already use every
-    /// core; concurrent requests wait their turn here, suspended, rather than fight over the cores.
-    public let runLimit = RunLimit(maximum: 1)
+    /// How the cores are shared between the pieces of a text (`CHORUS_PIECES` overrides it).
+    public let parallelism: PieceParallelism
+    /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
+    /// threads; more requests wait their turn here, suspended, rather than fight over the cores.
+    public let runLimit: RunLimit
+    public var piecesInFlight: Int { parallelism.inFlight }
 
     private let session: InferenceSession
     private let vocabulary: KokoroVocabulary
@@ -59,10 +62,16 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
     }
 
-    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in.
+    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. The session's
+    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them.
     public init(files: Files = Files(folder: ModelStore.current.folder(for: manifest)), espeakVoice: String = "en-us",
-                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions) throws {
+                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions, parallelism: PieceParallelism? = nil) throws {
         try files.checkPresent()
+        let parallelism = try parallelism ?? PieceParallelism.current()
+        self.parallelism = parallelism
+        runLimit = RunLimit(maximum: parallelism.inFlight)
+        var options = options
+        options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try InferenceSession(modelPath: files.model.path, options: options)
@@ -90,25 +99,28 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
-    /// The audio of `request`, one model call per chunk, each made when the consumer asks for it, in
-    /// the consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
+    /// The audio of `request`, one model call per chunk, in order. The first call runs alone; after it,
+    /// `parallelism.inFlight` calls run at once ahead of the consumer (see `ParallelPieces`).
+    /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
         return AsyncThrowingStream { try await utterance.next() }
     }
 
-    /// Where one `stream` is: the pieces of its text and the id sequences of the current piece.
+    /// One model call's input: an id sequence, and the piece of text it is in.
+    struct Call: Sendable {
+        var ids: [Int64]
+        var piece: String
+    }
+
+    /// Where one `stream` is: its calls, phonemized a piece of text at a time as they are needed.
     ///
     /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
     /// consumer, one call at a time, so its state is never touched concurrently.
     private final class Utterance: @unchecked Sendable {
         private let engine: KokoroSynthesizer
         private let request: SynthesisRequest
-        private var voice: Voice?
-        private var pieces: [String] = []
-        private var nextPiece = 0
-        private var piece = ""
-        private var inputs: [[Int64]] = []
+        private var calls: ParallelPieces<Call, [Float]>?
         private var spoke = false
 
         init(engine: KokoroSynthesizer, request: SynthesisRequest) {
@@ -117,30 +129,37 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
 
         func next() async throws -> AudioChunk? {
-            let voice = try self.voice ?? start()
-            while inputs.isEmpty {
-                guard nextPiece < pieces.count else {
-                    if !spoke { throw SpeechError.nothingToSpeak(request.text) }
-                    return nil
-                }
-                piece = pieces[nextPiece]
-                nextPiece += 1
-                inputs = try engine.modelInputs(forPiece: piece)
+            let calls = try self.calls ?? start()
+            guard let call = try await calls.next() else {
+                if !spoke { throw SpeechError.nothingToSpeak(request.text) }
+                return nil
             }
-            try Task.checkCancellation()
-            let samples = try await engine.speak(ids: inputs.removeFirst(), voice: voice.id, speed: request.speed)
             spoke = true
-            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+            return AudioChunk(samples: call.output, sampleRate: engine.sampleRate, text: call.input.piece)
         }
 
-        /// Checks the request and cuts its text into pieces.
-        private func start() throws -> Voice {
+        /// Checks the request, cuts its text into pieces and lines up their calls.
+        private func start() throws -> ParallelPieces<Call, [Float]> {
             guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
             guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
-            let voice = try engine.voice(request.voice)
-            self.voice = voice
-            pieces = KokoroSynthesizer.pieces(of: request.text)
-            return voice
+            let voice = try engine.voice(request.voice).id
+            let engine = engine
+            let pieces = KokoroSynthesizer.pieces(of: request.text)
+            var nextPiece = 0
+            var waiting: [Call] = []
+            let speed = request.speed
+            let calls = ParallelPieces<Call, [Float]>(inFlight: engine.parallelism.inFlight) {
+                while waiting.isEmpty, nextPiece < pieces.count {
+                    let piece = pieces[nextPiece]
+                    nextPiece += 1
+                    waiting = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
+                }
+                return waiting.isEmpty ? nil : waiting.removeFirst()
+            } run: { call in
+                try await engine.speak(ids: call.ids, voice: voice, speed: speed)
+            }
+            self.calls = calls
+            return calls
         }
     }
 

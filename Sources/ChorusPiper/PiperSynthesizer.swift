@@ -12,9 +12,12 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public let voices: [Voice]
     public let config: PiperVoiceConfig
 
-    /// Model calls of this engine made at once: one, since each call's operators already use every
-    /// core; concurrent requests wait their turn here, suspended, rather than fight over the cores.
-    public let runLimit = RunLimit(maximum: 1)
+    /// How the cores are shared between the sentences of a text (`CHORUS_PIECES` overrides it).
+    public let parallelism: PieceParallelism
+    /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
+    /// threads; more requests wait their turn here, suspended, rather than fight over the cores.
+    public let runLimit: RunLimit
+    public var piecesInFlight: Int { parallelism.inFlight }
 
     private let session: InferenceSession
     private let encoder: PiperPhonemeEncoder
@@ -40,11 +43,18 @@ public final class PiperSynthesizer: SpeechSynthesizer {
                             remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")
     }
 
-    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it.
-    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
+    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it. The session's
+    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them.
+    public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
+                parallelism: PieceParallelism? = nil) throws {
         self.sentenceSilence = sentenceSilence
         let configURL = try Self.checkPresent(modelPath)
         config = try PiperVoiceConfig(contentsOf: configURL)
+        let parallelism = try parallelism ?? PieceParallelism.current()
+        self.parallelism = parallelism
+        runLimit = RunLimit(maximum: parallelism.inFlight)
+        var options = options
+        options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
         session = try InferenceSession(modelPath: modelPath.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
@@ -82,28 +92,34 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
-    public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions) throws {
-        try self.init(modelPath: Self.defaultModel(), options: options)
+    public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
+                            parallelism: PieceParallelism? = nil) throws {
+        try self.init(modelPath: Self.defaultModel(), options: options, parallelism: parallelism)
     }
 
-    /// The audio of `request`, a sentence per chunk, each chunk but the last ending in
-    /// `sentenceSilence`. Each model call is made when the consumer asks for the chunk, in the
-    /// consumer's task: cancelling the consumer stops the call in progress, and nothing runs on.
+    /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
+    /// `sentenceSilence`. The first sentence runs alone; after it, `parallelism.inFlight` sentences
+    /// run at once ahead of the consumer (see `ParallelPieces`). Cancelling the consumer stops every
+    /// call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
         return AsyncThrowingStream { try await utterance.next() }
     }
 
-    /// Where one `stream` is: the pieces of its text and the id sequences not yet spoken.
+    /// One model call's input: a sentence's framed ids, and the piece of text it is in.
+    struct Sentence: Sendable {
+        var ids: [Int64]
+        var piece: String
+    }
+
+    /// Where one `stream` is: its sentences' calls, phonemized a piece at a time as they are needed.
     ///
     /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
     /// consumer, one call at a time, so its state is never touched concurrently.
     private final class Utterance: @unchecked Sendable {
         private let engine: PiperSynthesizer
         private let request: SynthesisRequest
-        private var pieces: [String]?
-        private var nextPiece = 0
-        private var inputs: [(ids: [Int64], piece: String)] = []
+        private var calls: ParallelPieces<Sentence, [Float]>?
         private var spoke = false
 
         init(engine: PiperSynthesizer, request: SynthesisRequest) {
@@ -112,34 +128,40 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         }
 
         func next() async throws -> AudioChunk? {
-            if pieces == nil {
-                try engine.validate(request)
-                pieces = PiperSynthesizer.pieces(of: request.text)
-            }
-            try fillInputs()
-            guard !inputs.isEmpty else {
+            let calls = try self.calls ?? start()
+            guard let sentence = try await calls.next() else {
                 if !spoke { throw SpeechError.nothingToSpeak(request.text) }
                 return nil
             }
-            try Task.checkCancellation()
-            let (ids, piece) = inputs.removeFirst()
-            var samples = try await engine.speak(ids: ids, speed: request.speed)
             spoke = true
+            var samples = sentence.output
             // Silence goes between sentences, so only when another one follows.
-            try fillInputs()
-            if !inputs.isEmpty {
+            if !sentence.isLast {
                 samples += [Float](repeating: 0, count: Int(engine.sentenceSilence * Double(engine.sampleRate)))
             }
-            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: piece)
+            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: sentence.input.piece)
         }
 
-        /// Phonemizes pieces until a sentence is waiting or the text is used up.
-        private func fillInputs() throws {
-            while inputs.isEmpty, let pieces, nextPiece < pieces.count {
-                let piece = pieces[nextPiece]
-                nextPiece += 1
-                inputs = try engine.modelInputs(forPiece: piece).map { ($0, piece) }
+        /// Checks the request and lines up its sentences' calls.
+        private func start() throws -> ParallelPieces<Sentence, [Float]> {
+            try engine.validate(request)
+            let engine = engine
+            let pieces = PiperSynthesizer.pieces(of: request.text)
+            var nextPiece = 0
+            var waiting: [Sentence] = []
+            let speed = request.speed
+            let calls = ParallelPieces<Sentence, [Float]>(inFlight: engine.parallelism.inFlight) {
+                while waiting.isEmpty, nextPiece < pieces.count {
+                    let piece = pieces[nextPiece]
+                    nextPiece += 1
+                    waiting = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
+                }
+                return waiting.isEmpty ? nil : waiting.removeFirst()
+            } run: { sentence in
+                try await engine.speak(ids: sentence.ids, speed: speed)
             }
+            self.calls = calls
+            return calls
         }
     }
 

@@ -150,7 +150,7 @@ extension APIError {
                 return .invalid(error.description, param: "speed")
             case .noVoices:
                 return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
-            case .invalidModelFile, .missingModelOutput:
+            case .invalidModelFile, .missingModelOutput, .invalidSetting:
                 return .server(error)
             }
         case let error as ModelError:

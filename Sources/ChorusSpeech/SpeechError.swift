@@ -17,6 +17,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case missingModelOutput(path: String, output: String, outputs: [String], remedy: String)
     /// The text produced no sound the engine can speak (for example only symbols it has no phonemes for).
     case nothingToSpeak(String)
+    /// A setting (an environment variable) has a value the engine cannot use.
+    case invalidSetting(name: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "Model file \(path) has no output named \"\(output)\" (its outputs: \(outputs.joined(separator: ", "))). \(remedy)"
         case .nothingToSpeak(let text):
             return "Nothing speakable in \"\(text.prefix(60))\"."
+        case .invalidSetting(let name, let value, let expected):
+            return "\(name) is '\(value)'; set it to \(expected), or unset it for the default."
         }
     }
 }

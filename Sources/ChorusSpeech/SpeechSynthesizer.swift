@@ -14,6 +14,10 @@ public protocol SpeechSynthesizer: Sendable {
     var unusableVoices: [UnusableVoice] { get }
     /// Audio for `request`, piece by piece, in order.
     func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error>
+    /// Pieces of one request's text the engine runs at once (see `ParallelPieces`); 1 for an engine
+    /// that makes one call at a time. Callers with several sentences in hand give such an engine
+    /// them in one request, so that they run side by side.
+    var piecesInFlight: Int { get }
 }
 
 /// An installed voice that cannot be used, and why ("voice.json is not valid: ...").
@@ -31,6 +35,7 @@ public struct UnusableVoice: Sendable, Hashable, CustomStringConvertible {
 
 extension SpeechSynthesizer {
     public var unusableVoices: [UnusableVoice] { [] }
+    public var piecesInFlight: Int { 1 }
 
     /// The whole utterance as one buffer.
     public func synthesize(_ request: SynthesisRequest) async throws -> [Float] {

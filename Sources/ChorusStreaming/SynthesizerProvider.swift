@@ -5,7 +5,9 @@ import ChorusSpeech
 /// the first one in two pieces when it is long (see `SentenceSegmenter.FirstPiece`).
 ///
 /// Synthesis is pulled: the next sentence is synthesised only when the pipeline asks for more
-/// audio, so the pipeline's backpressure also pauses the engine. The bytes are Float32 mono at the
+/// audio, so the pipeline's backpressure also pauses the engine. An engine that runs pieces side by
+/// side (`piecesInFlight` > 1) is given the sentences in hand after the first as one request, and
+/// runs up to that many calls ahead of the pipeline. The bytes are Float32 mono at the
 /// engine's rate, as the engine made them.
 public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public let synthesizer: Synthesizer
@@ -54,6 +56,7 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
     private var segmenter: SentenceSegmenter
     private var sentences: [String] = []
     private var textEnded = false
+    private var startedSpeaking = false
     private var audio: AsyncThrowingStream<AudioChunk, any Error>.Iterator?
 
     init(synthesizer: Synthesizer, voice: VoiceReference?, speed: Float, text: AsyncStream<String>, segmenter: SentenceSegmenter) {
@@ -79,8 +82,13 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
                 audio = nil
             }
             if !sentences.isEmpty {
-                let sentence = sentences.removeFirst()
-                audio = synthesizer.stream(SynthesisRequest(text: sentence, voice: voice, speed: speed)).makeAsyncIterator()
+                // After the first, sentences in hand go to an engine that runs pieces side by side
+                // as one request, so they do; the first goes alone, so the first audio is not later.
+                let count = startedSpeaking && synthesizer.piecesInFlight > 1 ? sentences.count : 1
+                let text = sentences.prefix(count).joined(separator: " ")
+                sentences.removeFirst(count)
+                startedSpeaking = true
+                audio = synthesizer.stream(SynthesisRequest(text: text, voice: voice, speed: speed)).makeAsyncIterator()
                 continue
             }
             if textEnded { return nil }

@@ -1,0 +1,117 @@
+/// The model calls of one utterance, run up to `inFlight` at once ahead of the consumer and handed
+/// back in the order of their inputs.
+///
+/// The first call runs alone, so the first audio is as early as with one call at a time; when it is
+/// done, the window fills, and each call handed back makes room for the next, so `inFlight` calls
+/// stay busy while the consumer writes or plays. With `inFlight` 1 nothing runs ahead: each call is
+/// made when the consumer asks, as before calls ran in parallel.
+///
+/// Calls run in tasks of their own (`next()` returns between them), so cancellation is passed on by
+/// hand: when the consumer is cancelled while it waits in `next()`, or a call fails, every call in
+/// flight is cancelled and awaited before `next()` throws, so none is left running. A consumer
+/// cancelled between two calls ends an `AsyncThrowingStream(unfolding:)` without asking for more; the
+/// stream then lets go of this object, which cancels the calls in flight without waiting for them
+/// (each stops after the operator it is in).
+///
+/// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one consumer,
+/// one call at a time, so its state is never touched concurrently; the tasks it starts touch only
+/// their own input.
+public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked Sendable {
+    /// One finished call: what it was given, what it made, and whether another call follows.
+    public struct Piece: Sendable {
+        public var input: Input
+        public var output: Output
+        public var isLast: Bool
+    }
+
+    private let inFlight: Int
+    private let nextInput: () throws -> Input?
+    private let run: @Sendable (Input) async throws -> Output
+    private var running: [(input: Input, task: Task<Output, Error>)] = []
+    private var waiting: Input?
+    private var inputsEnded = false
+    private var handedBack = 0
+    private var failure: Error?
+
+    /// - Parameters:
+    ///   - inFlight: calls running at once (at least 1).
+    ///   - nextInput: the next call's input, nil when there are no more; called from `next()` only,
+    ///     one input ahead of the calls at most, so text is prepared (phonemized) as it is needed.
+    ///   - run: one model call.
+    public init(inFlight: Int, nextInput: @escaping () throws -> Input?,
+                run: @escaping @Sendable (Input) async throws -> Output) {
+        precondition(inFlight > 0, "at least one call in flight")
+        self.inFlight = inFlight
+        self.nextInput = nextInput
+        self.run = run
+    }
+
+    deinit {
+        for call in running { call.task.cancel() }
+    }
+
+    /// The next call's result in input order, once it is done; nil when every input is spoken.
+    public func next() async throws -> Piece? {
+        do {
+            if let failure {
+                self.failure = nil
+                throw failure
+            }
+            try Task.checkCancellation()
+            if running.isEmpty { try start(upTo: 1) }
+            // Pieces after the first run beside each other; the first one runs alone.
+            if handedBack > 0 { try start(upTo: inFlight) }
+            guard let head = running.first else { return nil }
+            let task = head.task
+            let output = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            // A consumer cancelled just as the call ended still stops the calls after it.
+            try Task.checkCancellation()
+            running.removeFirst()
+            handedBack += 1
+            var isLast = false
+            do {
+                if inFlight > 1 { try start(upTo: inFlight) }
+                isLast = try running.isEmpty && peek() == nil
+            } catch {
+                // The input after this piece cannot be made; this piece's audio is still handed back.
+                failure = error
+            }
+            return Piece(input: head.input, output: output, isLast: isLast)
+        } catch {
+            await stopAll()
+            throw error
+        }
+    }
+
+    /// Starts calls until `limit` are running or the inputs end.
+    private func start(upTo limit: Int) throws {
+        while running.count < limit, let input = try peek() {
+            waiting = nil
+            let run = run
+            running.append((input, Task { try await run(input) }))
+        }
+    }
+
+    /// The next input, read once and kept until it is started.
+    private func peek() throws -> Input? {
+        if let waiting { return waiting }
+        guard !inputsEnded else { return nil }
+        waiting = try nextInput()
+        if waiting == nil { inputsEnded = true }
+        return waiting
+    }
+
+    /// Cancels every call in flight and waits until each has stopped.
+    private func stopAll() async {
+        let calls = running
+        running = []
+        inputsEnded = true
+        waiting = nil
+        for call in calls { call.task.cancel() }
+        for call in calls { _ = await call.task.result }
+    }
+}

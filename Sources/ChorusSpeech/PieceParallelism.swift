@@ -1,0 +1,60 @@
+import Foundation
+
+/// How an engine splits the machine between the pieces of one text: how many pieces' model calls run
+/// at once, and how many threads each call's operators use.
+///
+/// Measured with `bench/piece_split_bench.py` (Piper, onnxruntime 1.32, 2 cores shared with builds,
+/// load average 13-15): one call at a time with two threads took 1.6-1.8x the time of two calls at
+/// once with one thread each (a VITS graph is many small operators, between which threads wait for
+/// each other, and spinning threads lose their core to other processes); two calls on one session
+/// were as fast as on two sessions, so the calls share the engine's one session; sentences batched
+/// along Piper's batch axis took 1.1x the time of concurrent calls (and pad the shorter ones), so
+/// pieces are not batched. The first piece of a text runs alone, so no other piece of it competes
+/// with it; on an idle machine one thread per call makes a lone call slower than two would (not yet
+/// measured here), which `CHORUS_PIECES=1x2` or `2x2` trades back.
+public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
+    /// Model calls of one engine running at once.
+    public var inFlight: Int
+    /// Intra-op threads of the engine's session, which the calls in flight share.
+    public var threadsPerRun: Int
+
+    public init(inFlight: Int, threadsPerRun: Int) {
+        precondition(inFlight > 0 && threadsPerRun > 0, "at least one call in flight, with at least one thread")
+        self.inFlight = inFlight
+        self.threadsPerRun = threadsPerRun
+    }
+
+    /// The environment variable that overrides the split: `IN_FLIGHTxTHREADS`, e.g. `2x1`; `1x2` is one
+    /// call at a time with two threads, as before pieces ran in parallel.
+    public static let environmentVariable = "CHORUS_PIECES"
+
+    /// The split for a machine with `cores` cores: up to four pieces in flight, the cores shared out
+    /// among them (2 cores: 2 x 1; 8 cores: 4 x 2). Only 2 cores were measured; past that it is a
+    /// guess that keeps each call's activations (tens of MB) from multiplying, so say so when tuning.
+    public static func forCores(_ cores: Int) -> PieceParallelism {
+        let cores = max(1, cores)
+        let inFlight = min(cores, 4)
+        return PieceParallelism(inFlight: inFlight, threadsPerRun: max(1, cores / inFlight))
+    }
+
+    /// The split `CHORUS_PIECES` asks for, else the one for this machine's cores.
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment,
+                               cores: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> PieceParallelism {
+        guard let value = environment[environmentVariable], !value.isEmpty else { return forCores(cores) }
+        guard let parsed = PieceParallelism(parsing: value) else {
+            throw SpeechError.invalidSetting(name: environmentVariable, value: value,
+                                             expected: "IN_FLIGHTxTHREADS with each from 1 to 64, such as 2x1")
+        }
+        return parsed
+    }
+
+    /// `IN_FLIGHTxTHREADS` ("2x1"); nil for anything else or a count outside 1...64.
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let inFlight = Int(parts[0]), let threads = Int(parts[1]),
+              (1...64).contains(inFlight), (1...64).contains(threads) else { return nil }
+        self.init(inFlight: inFlight, threadsPerRun: threads)
+    }
+
+    public var description: String { "\(inFlight)x\(threadsPerRun)" }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import ChorusSpeech
+import Testing
+
+/// Counts calls running at once and the most seen, and lets a test hold calls until released.
+private final class CallWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = 0
+    private var most = 0
+    private var started: [Int] = []
+    private var finished: [Int] = []
+
+    func begin(_ input: Int) {
+        lock.withLock {
+            running += 1
+            most = max(most, running)
+            started.append(input)
+        }
+    }
+
+    func end(_ input: Int) {
+        lock.withLock {
+            running -= 1
+            finished.append(input)
+        }
+    }
+
+    var snapshot: (running: Int, most: Int, started: [Int], finished: [Int]) {
+        lock.withLock { (running, most, started, finished) }
+    }
+}
+
+/// Inputs 0..<count, handed out one by one, counting how many were asked for.
+private final class Inputs: @unchecked Sendable {
+    private let count: Int
+    private(set) var handedOut = 0
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int? {
+        guard handedOut < count else { return nil }
+        handedOut += 1
+        return handedOut - 1
+    }
+}
+
+@Suite struct ParallelPiecesTests {
+    /// A call that takes longer for early inputs, so later ones finish first when run side by side.
+    fileprivate static func slowerFirst(_ watch: CallWatch, count: Int) -> @Sendable (Int) async throws -> String {
+        { input in
+            watch.begin(input)
+            defer { watch.end(input) }
+            try await Task.sleep(for: .milliseconds(2 * (count - input)))
+            return "piece \(input)"
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 8])
+    func outputsComeBackInInputOrderWithNoneLost(inFlight: Int) async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 12)
+        let pieces = ParallelPieces(inFlight: inFlight, nextInput: inputs.next, run: Self.slowerFirst(watch, count: 12))
+        var seen: [(Int, String, Bool)] = []
+        while let piece = try await pieces.next() { seen.append((piece.input, piece.output, piece.isLast)) }
+        #expect(seen.map(\.0) == Array(0..<12))
+        #expect(seen.map(\.1) == (0..<12).map { "piece \($0)" })
+        #expect(seen.map(\.2) == Array(repeating: false, count: 11) + [true])
+        let state = watch.snapshot
+        #expect(state.running == 0)
+        #expect(state.most <= inFlight)
+        #expect(state.started.count == 12)
+    }
+
+    @Test func theFirstCallRunsAloneAndLaterOnesSideBySide() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 6)
+        let pieces = ParallelPieces(inFlight: 3, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            // No call starts before the first one is done.
+            if input > 0 { #expect(watch.snapshot.finished.contains(0)) }
+            watch.begin(input)
+            defer { watch.end(input) }
+            // Calls after the first wait (up to 10 s) until three run at once, so that a window that
+            // does not fill shows as fewer than three, not as a hang.
+            for _ in 0..<10_000 where input > 0 && input < 4 && watch.snapshot.running < 3 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            return input
+        }
+        let first = try #require(try await pieces.next())
+        #expect(first.input == 0 && !first.isLast)
+        // Once the first was done the window filled: inputs 1, 2 and 3 were taken and started.
+        #expect(inputs.handedOut == 4)
+        var rest: [Int] = []
+        while let piece = try await pieces.next() { rest.append(piece.input) }
+        #expect(rest == [1, 2, 3, 4, 5])
+        #expect(watch.snapshot.most == 3)
+    }
+
+    @Test func withOneInFlightNothingRunsAheadOfTheConsumer() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 4)
+        let pieces = ParallelPieces(inFlight: 1, nextInput: inputs.next, run: Self.slowerFirst(watch, count: 4))
+        _ = try await pieces.next()
+        _ = try await pieces.next()
+        // Two handed back, two started; the third input was read (to know the second was not the last) but not run.
+        #expect(watch.snapshot.started == [0, 1])
+        #expect(inputs.handedOut == 3)
+    }
+
+    @Test func cancellingTheConsumerStopsEveryCallBeforeNextReturns() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 50)
+        let pieces = ParallelPieces(inFlight: 3, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            // Long enough that only cancellation ends it.
+            try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
+            return input
+        }
+        let consumer = Task {
+            var got: [Int] = []
+            do {
+                while let piece = try await pieces.next() { got.append(piece.input) }
+            } catch is CancellationError {
+                return (got, watch.snapshot.running, true)
+            }
+            return (got, watch.snapshot.running, false)
+        }
+        while watch.snapshot.started.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
+        consumer.cancel()
+        let (got, runningWhenThrown, threwCancellation) = try await consumer.value
+        #expect(got == [0])
+        #expect(threwCancellation)
+        #expect(runningWhenThrown == 0)
+        #expect(watch.snapshot.started.count == 4)
+    }
+
+    @Test func droppingThePiecesCancelsTheCallsInFlight() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 10)
+        var pieces: ParallelPieces<Int, Int>? = ParallelPieces(inFlight: 3, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
+            return input
+        }
+        #expect(try await pieces?.next()?.input == 0)
+        pieces = nil
+        // The calls sleep for 10 minutes unless cancelled; wait up to 30 s for them to end.
+        for _ in 0..<3_000 where watch.snapshot.running > 0 || watch.snapshot.finished.count < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(watch.snapshot.finished.count == 4)
+        #expect(watch.snapshot.running == 0)
+    }
+
+    @Test func aFailedCallEndsTheStreamAfterStoppingTheOthers() async throws {
+        struct Broken: Error {}
+        let watch = CallWatch()
+        let inputs = Inputs(count: 10)
+        let pieces = ParallelPieces(inFlight: 2, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            if input == 1 { throw Broken() }
+            try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
+            return input
+        }
+        #expect(try await pieces.next()?.input == 0)
+        await #expect(throws: Broken.self) { try await pieces.next() }
+        #expect(watch.snapshot.running == 0)
+        #expect(try await pieces.next() == nil)
+    }
+
+    @Test func aFailingInputEndsTheStream() async throws {
+        struct Unreadable: Error {}
+        var handed = 0
+        let pieces = ParallelPieces(inFlight: 2, nextInput: { () throws -> Int? in
+            handed += 1
+            if handed == 3 { throw Unreadable() }
+            return handed
+        }, run: { (input: Int) async throws -> Int in input * 10 })
+        #expect(try await pieces.next()?.output == 10)
+        await #expect(throws: Unreadable.self) { try await pieces.next() }
+    }
+
+    @Test func splitsComeFromCoresOrTheEnvironment() throws {
+        #expect(PieceParallelism.forCores(1) == PieceParallelism(inFlight: 1, threadsPerRun: 1))
+        #expect(PieceParallelism.forCores(2) == PieceParallelism(inFlight: 2, threadsPerRun: 1))
+        #expect(PieceParallelism.forCores(8) == PieceParallelism(inFlight: 4, threadsPerRun: 2))
+        #expect(try PieceParallelism.current(environment: ["CHORUS_PIECES": "1x2"], cores: 2)
+                == PieceParallelism(inFlight: 1, threadsPerRun: 2))
+        #expect(try PieceParallelism.current(environment: [:], cores: 2) == .forCores(2))
+        for bad in ["2", "x1", "0x1", "2x0", "2x1x1", "twoxone", "2x65"] {
+            #expect(throws: SpeechError.invalidSetting(name: "CHORUS_PIECES", value: bad,
+                                                       expected: "IN_FLIGHTxTHREADS with each from 1 to 64, such as 2x1")) {
+                try PieceParallelism.current(environment: ["CHORUS_PIECES": bad], cores: 2)
+            }
+        }
+    }
+}

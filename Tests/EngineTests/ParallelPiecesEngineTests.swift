@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import ChorusKokoro
+import ChorusModels
+import ChorusPiper
+import ChorusSpeech
+
+/// Text of many sentences, long enough for several Kokoro pieces (300 characters each) too.
+private let manySentences = (1...14).map { "Sentence number \($0) is here, and it says a few more words." }.joined(separator: " ")
+
+private func chunks(of engine: any SpeechSynthesizer, _ text: String) async throws -> [AudioChunk] {
+    var chunks: [AudioChunk] = []
+    for try await chunk in engine.stream(SynthesisRequest(text: text)) { chunks.append(chunk) }
+    return chunks
+}
+
+private let sequential = PieceParallelism(inFlight: 1, threadsPerRun: 1)
+private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
+
+/// Pieces run side by side give the chunks one call at a time gives, in the same order, with
+/// nothing missing: on the stand-in models (whose audio is the ids they are fed, so every chunk
+/// says which call made it) and, where installed, on the real ones.
+@Suite struct ParallelPiecesEngineTests {
+    @Test func piperStandInChunksAreThoseOfOneCallAtATime() async throws {
+        let model = StandIns.piper("piper_stand_in.onnx")
+        let one = try PiperSynthesizer(modelPath: model, parallelism: sequential)
+        let three = try PiperSynthesizer(modelPath: model, parallelism: sideBySide)
+        let expected = try await chunks(of: one, manySentences)
+        let got = try await chunks(of: three, manySentences)
+        #expect(expected.count == 14)
+        #expect(got == expected)
+        // Each chunk is its own sentence's ids, in order, with the silence after all but the last.
+        let ids = try one.modelInputs(for: manySentences)
+        let silence = [Float](repeating: 0, count: Int(one.sentenceSilence * Double(one.sampleRate)))
+        #expect(got.map(\.samples) == ids.enumerated().map { $1.map(Float.init) + ($0 < ids.count - 1 ? silence : []) })
+    }
+
+    @Test func kokoroStandInChunksAreThoseOfOneCallAtATime() async throws {
+        let files = StandIns.kokoro("kokoro_stand_in.onnx")
+        let one = try KokoroSynthesizer(files: files, parallelism: sequential)
+        let three = try KokoroSynthesizer(files: files, parallelism: sideBySide)
+        let expected = try await chunks(of: one, manySentences)
+        let got = try await chunks(of: three, manySentences)
+        let ids = try one.modelInputs(for: manySentences)
+        #expect(ids.count > 2)
+        #expect(got == expected)
+        #expect(got.map(\.samples) == ids.map { ([0] + $0 + [0]).map(Float.init) })
+    }
+
+    @Test func aSingleSentenceRunsAsBefore() async throws {
+        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"), parallelism: sideBySide)
+        let got = try await chunks(of: piper, "Just this.")
+        #expect(got.count == 1)
+        #expect(got[0].samples == (try piper.modelInputs(for: "Just this."))[0].map(Float.init))
+        #expect(piper.piecesInFlight == 3 && piper.runLimit.maximum == 3)
+    }
+}
+
+@Suite(.enabled(if: InstalledModels.kokoro, InstalledModels.reason))
+struct KokoroParallelPiecesTests {
+    /// Kokoro's graph draws nothing at random, and the calls share one session with the same threads,
+    /// so side by side is sample for sample what one at a time is.
+    @Test func realKokoroAudioIsBitExactSideBySide() async throws {
+        let one = try KokoroSynthesizer(parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1))
+        let two = try KokoroSynthesizer(parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
+        let text = String(manySentences.prefix(700))
+        let expected = try await chunks(of: one, text)
+        let got = try await chunks(of: two, text)
+        #expect(expected.count >= 3)
+        #expect(got.map(\.text) == expected.map(\.text))
+        #expect(got.map(\.samples) == expected.map(\.samples))
+    }
+}
+
+@Suite(.enabled(if: InstalledModels.piper, InstalledModels.reason))
+struct PiperParallelPiecesTests {
+    /// The installed voice with its config's noise scales set to 0: Piper's graph draws noise at
+    /// random (RandomNormalLike, unseeded) for the durations and the audio, and with both scales 0
+    /// it is multiplied away, so the audio depends on the text alone.
+    static func noiselessVoice() throws -> URL {
+        let model = PiperSynthesizer.defaultModel()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-noiseless-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent(model.lastPathComponent)
+        if !FileManager.default.fileExists(atPath: copy.path) {
+            try FileManager.default.createSymbolicLink(at: copy, withDestinationURL: model)
+        }
+        var config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model.path + ".json"))) as! [String: Any]
+        var inference = config["inference"] as? [String: Any] ?? [:]
+        inference["noise_scale"] = 0
+        inference["noise_w"] = 0
+        config["inference"] = inference
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: copy.path + ".json"))
+        return copy
+    }
+
+    @Test func realPiperAudioIsBitExactSideBySide() async throws {
+        let voice = try Self.noiselessVoice()
+        let one = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1))
+        let two = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
+        let text = (1...6).map { "This is sentence \($0) of six." }.joined(separator: " ")
+        let expected = try await chunks(of: one, text)
+        let got = try await chunks(of: two, text)
+        #expect(expected.count == 6)
+        #expect(got.map(\.samples) == expected.map(\.samples))
+    }
+
+    @Test func cancellingMidwayLeavesNoCallRunning() async throws {
+        let piper = try PiperSynthesizer(parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
+        let consumer = Task {
+            var count = 0
+            do {
+                for try await _ in piper.stream(SynthesisRequest(text: manySentences)) {
+                    count += 1
+                    if count == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            } catch is CancellationError {}
+            return count
+        }
+        #expect(try await consumer.value == 2)
+        // Cancelled between two calls, the stream ends without asking the engine again and the calls
+        // in flight are cancelled as it goes (each stops after the operator it is in); wait for that,
+        // up to 30 s, rather than for the whole text.
+        for _ in 0..<3_000 where piper.runLimit.active > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(piper.runLimit.active == 0)
+    }
+}
