@@ -39,7 +39,7 @@ public final class EspeakPhonemizer: @unchecked Sendable {
         guard status == ENS_OK else {
             var message = [CChar](repeating: 0, count: 512)
             espeak_ng_GetStatusCodeMessage(status, &message, message.count)
-            throw PhonemizerError.espeakUnavailable(reason: String(cString: message))
+            throw PhonemizerError.espeakUnavailable(reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         var path: UnsafePointer<CChar>?
         version = espeak_Info(&path).map { String(cString: $0) } ?? "unknown"

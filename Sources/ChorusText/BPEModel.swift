@@ -17,6 +17,11 @@ struct BPEModel: Sendable {
     /// The id used for bytes the vocabulary lacks, if any.
     let unknownID: Int32?
 
+    /// The ids a vocabulary of `entries` tokens may use are below this. Real vocabularies number their
+    /// tokens from 0 with few gaps; tables indexed by id are as long as the largest id, so the limit keeps
+    /// them proportional to the file, whatever id a damaged file declares.
+    static func idLimit(entries: Int) -> Int { 2 * entries + 65_536 }
+
     /// Builds the model; `merges` are pairs of token spellings in rank order.
     init(
         vocabulary: [String: Int], merges pairs: [(String, String)], ignoresMerges: Bool = false,
@@ -24,15 +29,21 @@ struct BPEModel: Sendable {
     ) throws {
         var ids: [String: Int32] = [:]
         ids.reserveCapacity(vocabulary.count)
-        var largest = -1
+        var largest = (token: "", id: -1)
         for (token, id) in vocabulary {
             guard id >= 0, id < Int(Int32.max) else {
                 throw TokenizerError.malformedFile(path: source, reason: "token \(token.debugDescription) has id \(id)")
             }
             ids[token] = Int32(id)
-            largest = max(largest, id)
+            if id > largest.id { largest = (token, id) }
         }
-        var tokens = [String](repeating: "", count: largest + 1)
+        let limit = Self.idLimit(entries: vocabulary.count)
+        guard largest.id < limit else {
+            throw TokenizerError.malformedFile(
+                path: source,
+                reason: "token \(largest.token.debugDescription) has id \(largest.id), but the vocabulary holds only \(vocabulary.count) tokens (ids must be below \(limit))")
+        }
+        var tokens = [String](repeating: "", count: largest.id + 1)
         for (token, id) in ids { tokens[Int(id)] = token }
 
         var table = MergeTable(capacity: pairs.count)

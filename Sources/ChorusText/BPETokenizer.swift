@@ -36,6 +36,12 @@ public struct BPETokenizer: TextTokenizer {
         let model = try BPEModel(
             vocabulary: vocabulary, merges: merges, ignoresMerges: ignoresMerges, unknownToken: unknownToken,
             source: source)
+        let limit = BPEModel.idLimit(entries: vocabulary.count + addedTokens.count)
+        if let token = addedTokens.first(where: { $0.id < 0 || $0.id >= limit }) {
+            throw TokenizerError.malformedFile(
+                path: source,
+                reason: "added token \(token.content.debugDescription) has id \(token.id), outside 0..<\(limit) for \(vocabulary.count) tokens and \(addedTokens.count) added ones")
+        }
         self.init(
             model: model, preTokenizer: PreTokenizer(pattern), normalization: normalization,
             addsPrefixSpace: addsPrefixSpace, addedTokens: addedTokens, template: template)

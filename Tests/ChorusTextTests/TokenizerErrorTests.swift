@@ -67,6 +67,28 @@ import Testing
             .contains("split expression"))
     }
 
+    /// Found by `bench/fuzz.sh` (bpe, 1,000,000 inputs): a vocab.json id far past the vocabulary's size made
+    /// the id-indexed tables that long (one mutated file asked for 1.1 GB). Such ids are refused before
+    /// any table is made, in vocab.json, in tokenizer.json's model and in its added tokens.
+    @Test func anIDFarPastTheVocabularyIsRefusedBeforeAnyTableIsMade() throws {
+        let farID = try Self.folder(["vocab.json": #"{"a": 0, "b": 1, "ab": 2000000000}"#, "merges.txt": "a b\n"])
+        #expect(Self.message { _ = try BPETokenizer(folder: farID) }
+            .contains(#"token "ab" has id 2000000000, but the vocabulary holds only 3 tokens (ids must be below 65542)"#))
+        // A gap that real vocabularies have (ids left unused) is still read.
+        let gap = try Self.folder(["vocab.json": #"{"a": 0, "b": 1, "ab": 60000}"#, "merges.txt": "a b\n"])
+        #expect(try BPETokenizer(folder: gap).encode("ab") == [60000])
+
+        for id in ["-1", "3000000000"] {
+            let json = try Self.folder(["tokenizer.json": """
+                {"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+                 "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true},
+                 "added_tokens": [{"id": \(id), "content": "<x>", "special": true}]}
+                """])
+            #expect(Self.message { _ = try BPETokenizer(tokenizerJSON: json.appendingPathComponent("tokenizer.json")) }
+                .contains(#"added token "<x>" has id \#(id), outside 0..<65544"#))
+        }
+    }
+
     @Test func unknownBytesWithoutAnUnknownToken() throws {
         let tokenizer = try BPETokenizer(
             vocabulary: ["a": 0, "b": 1, "ab": 2], merges: [("a", "b")], pattern: .gpt2, normalization: .none)
