@@ -144,17 +144,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
             let voice = try engine.voice(request.voice).id
             let engine = engine
-            let pieces = KokoroSynthesizer.pieces(of: request.text)
-            var nextPiece = 0
-            var waiting: [Call] = []
             let speed = request.speed
-            let calls = ParallelPieces<Call, [Float]>(inFlight: engine.parallelism.inFlight) {
-                while waiting.isEmpty, nextPiece < pieces.count {
-                    let piece = pieces[nextPiece]
-                    nextPiece += 1
-                    waiting = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
-                }
-                return waiting.isEmpty ? nil : waiting.removeFirst()
+            let calls = ParallelPieces<Call, [Float]>(
+                inFlight: engine.parallelism.inFlight, pieces: KokoroSynthesizer.pieces(of: request.text)
+            ) { piece in
+                try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
             } run: { call in
                 try await engine.speak(ids: call.ids, voice: voice, speed: speed)
             }

@@ -146,17 +146,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         private func start() throws -> ParallelPieces<Sentence, [Float]> {
             try engine.validate(request)
             let engine = engine
-            let pieces = PiperSynthesizer.pieces(of: request.text)
-            var nextPiece = 0
-            var waiting: [Sentence] = []
             let speed = request.speed
-            let calls = ParallelPieces<Sentence, [Float]>(inFlight: engine.parallelism.inFlight) {
-                while waiting.isEmpty, nextPiece < pieces.count {
-                    let piece = pieces[nextPiece]
-                    nextPiece += 1
-                    waiting = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
-                }
-                return waiting.isEmpty ? nil : waiting.removeFirst()
+            let calls = ParallelPieces<Sentence, [Float]>(
+                inFlight: engine.parallelism.inFlight, pieces: PiperSynthesizer.pieces(of: request.text)
+            ) { piece in
+                try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
             } run: { sentence in
                 try await engine.speak(ids: sentence.ids, speed: speed)
             }

@@ -46,6 +46,24 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         self.run = run
     }
 
+    /// Calls for `pieces` of text, each expanded by `inputs` into its calls (a piece may need several
+    /// model calls, or none), expanded one piece at a time as the calls are needed.
+    public convenience init<Piece>(
+        inFlight: Int, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
+        run: @escaping @Sendable (Input) async throws -> Output
+    ) {
+        var nextPiece = 0
+        var waiting: [Input] = []
+        self.init(inFlight: inFlight, nextInput: {
+            while waiting.isEmpty, nextPiece < pieces.count {
+                let piece = pieces[nextPiece]
+                nextPiece += 1
+                waiting = try inputs(piece)
+            }
+            return waiting.isEmpty ? nil : waiting.removeFirst()
+        }, run: run)
+    }
+
     deinit {
         for call in running { call.task.cancel() }
     }
