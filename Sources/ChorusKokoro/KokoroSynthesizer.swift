@@ -99,8 +99,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
-    /// The audio of `request`, one model call per chunk, in order. The first call runs alone; after it,
-    /// `parallelism.inFlight` calls run at once ahead of the consumer (see `ParallelPieces`).
+    /// The audio of `request`, one model call per chunk, in order. Up to `parallelism.inFlight` calls run
+    /// at once ahead of the consumer, the first alone when calls would share cores (see `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
@@ -146,7 +146,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Call, [Float]>(
-                inFlight: engine.parallelism.inFlight, pieces: KokoroSynthesizer.pieces(of: request.text)
+                inFlight: engine.parallelism.callsAhead, firstRunsAlone: engine.parallelism.firstRunsAlone(),
+                pieces: KokoroSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
             } run: { call in

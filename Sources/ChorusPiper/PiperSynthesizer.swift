@@ -98,8 +98,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
-    /// `sentenceSilence`. The first sentence runs alone; after it, `parallelism.inFlight` sentences
-    /// run at once ahead of the consumer (see `ParallelPieces`). Cancelling the consumer stops every
+    /// `sentenceSilence`. Up to `parallelism.inFlight` sentences run at once ahead of the consumer, the
+    /// first alone when calls would share cores (see `ParallelPieces`). Cancelling the consumer stops every
     /// call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
@@ -148,7 +148,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Sentence, [Float]>(
-                inFlight: engine.parallelism.inFlight, pieces: PiperSynthesizer.pieces(of: request.text)
+                inFlight: engine.parallelism.callsAhead, firstRunsAlone: engine.parallelism.firstRunsAlone(),
+                pieces: PiperSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
             } run: { sentence in

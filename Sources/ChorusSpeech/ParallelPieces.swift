@@ -1,10 +1,13 @@
 /// The model calls of one utterance, run up to `inFlight` at once ahead of the consumer and handed
 /// back in the order of their inputs.
 ///
-/// The first call runs alone, so the first audio is as early as with one call at a time; when it is
-/// done, the window fills, and each call handed back makes room for the next, so `inFlight` calls
-/// stay busy while the consumer writes or plays. With `inFlight` 1 nothing runs ahead: each call is
-/// made when the consumer asks, as before calls ran in parallel.
+/// With `firstRunsAlone`, the first call runs alone, so the first audio is as early as with one call
+/// at a time when calls would share cores; when it is done (at once without it), the window fills,
+/// and each call handed back makes room for the next, so `inFlight` calls stay busy while the consumer
+/// writes or plays. The window may be wider than the calls the engine runs at once (its `RunLimit`):
+/// a call that ends before the one ahead of it is handed back then frees its core for a call already
+/// waiting, not for one started only when the consumer comes back. With `inFlight` 1 nothing runs
+/// ahead: each call is made when the consumer asks, as before calls ran in parallel.
 ///
 /// Calls run in tasks of their own (`next()` returns between them), so cancellation is passed on by
 /// hand: when the consumer is cancelled while it waits in `next()`, or a call fails, every call in
@@ -25,6 +28,7 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     }
 
     private let inFlight: Int
+    private let firstRunsAlone: Bool
     private let nextInput: () throws -> Input?
     private let run: @Sendable (Input) async throws -> Output
     private var running: [(input: Input, task: Task<Output, Error>)] = []
@@ -34,14 +38,16 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     private var failure: Error?
 
     /// - Parameters:
-    ///   - inFlight: calls running at once (at least 1).
+    ///   - inFlight: calls started ahead of the consumer and not yet handed back (at least 1).
+    ///   - firstRunsAlone: whether the first call runs before any other starts.
     ///   - nextInput: the next call's input, nil when there are no more; called from `next()` only,
     ///     one input ahead of the calls at most, so text is prepared (phonemized) as it is needed.
     ///   - run: one model call.
-    public init(inFlight: Int, nextInput: @escaping () throws -> Input?,
+    public init(inFlight: Int, firstRunsAlone: Bool = true, nextInput: @escaping () throws -> Input?,
                 run: @escaping @Sendable (Input) async throws -> Output) {
         precondition(inFlight > 0, "at least one call in flight")
         self.inFlight = inFlight
+        self.firstRunsAlone = firstRunsAlone
         self.nextInput = nextInput
         self.run = run
     }
@@ -49,12 +55,12 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// Calls for `pieces` of text, each expanded by `inputs` into its calls (a piece may need several
     /// model calls, or none), expanded one piece at a time as the calls are needed.
     public convenience init<Piece>(
-        inFlight: Int, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
+        inFlight: Int, firstRunsAlone: Bool = true, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
         run: @escaping @Sendable (Input) async throws -> Output
     ) {
         var nextPiece = 0
         var waiting: [Input] = []
-        self.init(inFlight: inFlight, nextInput: {
+        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, nextInput: {
             while waiting.isEmpty, nextPiece < pieces.count {
                 let piece = pieces[nextPiece]
                 nextPiece += 1
@@ -76,9 +82,11 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
                 throw failure
             }
             try Task.checkCancellation()
-            if running.isEmpty { try start(upTo: 1) }
-            // Pieces after the first run beside each other; the first one runs alone.
-            if handedBack > 0 { try start(upTo: inFlight) }
+            if handedBack > 0 || !firstRunsAlone {
+                try start(upTo: inFlight)
+            } else if running.isEmpty {
+                try start(upTo: 1)
+            }
             guard let head = running.first else { return nil }
             let task = head.task
             let output = try await withTaskCancellationHandler {

@@ -9,9 +9,10 @@ import Foundation
 /// each other, and spinning threads lose their core to other processes); two calls on one session
 /// were as fast as on two sessions, so the calls share the engine's one session; sentences batched
 /// along Piper's batch axis took 1.1x the time of concurrent calls (and pad the shorter ones), so
-/// pieces are not batched. The first piece of a text runs alone, so no other piece of it competes
-/// with it; on an idle machine one thread per call makes a lone call slower than two would (not yet
-/// measured here), which `CHORUS_PIECES=1x2` or `2x2` trades back.
+/// pieces are not batched. The first piece of a text runs alone only when the calls in flight would
+/// share cores (`2x2` on 2 cores): with one core per call, a second call beside the first leaves the
+/// first as fast, and a first piece run alone on one thread left the other core idle (measured on the
+/// idle machine, Piper, 20 sentences, release build: see `firstRunsAlone`).
 public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
     /// Model calls of one engine running at once.
     public var inFlight: Int
@@ -22,6 +23,17 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
         precondition(inFlight > 0 && threadsPerRun > 0, "at least one call in flight, with at least one thread")
         self.inFlight = inFlight
         self.threadsPerRun = threadsPerRun
+    }
+
+    /// Calls an engine starts ahead of its consumer: one more than it runs at once (its `RunLimit`), so
+    /// when a call ends while the one ahead of it still runs, the next is already waiting for the freed
+    /// core instead of being started only when the consumer takes the earlier call's audio.
+    public var callsAhead: Int { inFlight == 1 ? 1 : inFlight + 1 }
+
+    /// Whether the first piece of a text should run before any other starts: only when the calls in
+    /// flight need more threads than there are cores, so a second call would slow the first down.
+    public func firstRunsAlone(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Bool {
+        inFlight * threadsPerRun > max(1, cores)
     }
 
     /// The environment variable that overrides the split: `IN_FLIGHTxTHREADS`, e.g. `2x1`; `1x2` is one

@@ -11,10 +11,17 @@ private final class CallWatch: @unchecked Sendable {
     private var finished: [Int] = []
 
     func begin(_ input: Int) {
+        _ = begin(input, atMost: .max)
+    }
+
+    /// Begins the call only while fewer than `limit` run, as an engine's run limit admits them.
+    func begin(_ input: Int, atMost limit: Int) -> Bool {
         lock.withLock {
+            guard running < limit else { return false }
             running += 1
             most = max(most, running)
             started.append(input)
+            return true
         }
     }
 
@@ -81,7 +88,7 @@ private final class Inputs: @unchecked Sendable {
             defer { watch.end(input) }
             // Calls after the first wait (up to 10 s) until three run at once, so that a window that
             // does not fill shows as fewer than three, not as a hang.
-            for _ in 0..<10_000 where input > 0 && input < 4 && watch.snapshot.running < 3 {
+            for _ in 0..<10_000 where input > 0 && input < 4 && watch.snapshot.most < 3 {
                 try await Task.sleep(for: .milliseconds(1))
             }
             return input
@@ -94,6 +101,52 @@ private final class Inputs: @unchecked Sendable {
         while let piece = try await pieces.next() { rest.append(piece.input) }
         #expect(rest == [1, 2, 3, 4, 5])
         #expect(watch.snapshot.most == 3)
+    }
+
+    @Test func withoutTheFirstRunningAloneTheWindowFillsAtOnce() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 4)
+        let pieces = ParallelPieces(inFlight: 2, firstRunsAlone: false, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            // The first two wait (up to 10 s) until both run, so a first call left alone shows as one.
+            for _ in 0..<10_000 where input < 2 && watch.snapshot.most < 2 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            // The second call started while the first still ran.
+            if input == 0 { #expect(watch.snapshot.started.contains(1)) }
+            return input
+        }
+        var seen: [Int] = []
+        while let piece = try await pieces.next() { seen.append(piece.input) }
+        #expect(seen == [0, 1, 2, 3])
+        #expect(watch.snapshot.most == 2)
+        #expect(watch.snapshot.started.prefix(2).sorted() == [0, 1])
+    }
+
+    /// A window one wider than the engine's limit: when a later call ends first, the call after it is
+    /// already waiting for the freed place, so it starts while the earliest call still runs.
+    @Test func aWindowWiderThanTheLimitKeepsThePlacesBusy() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 3)
+        let pieces = ParallelPieces(inFlight: 3, firstRunsAlone: false, nextInput: inputs.next) { (input: Int) async throws -> Int in
+            // Two places, as an engine's RunLimit of 2 gives.
+            while !watch.begin(input, atMost: 2) { try await Task.sleep(for: .milliseconds(1)) }
+            defer { watch.end(input) }
+            // Call 0 runs until call 2 has started (up to 10 s); calls 1 and 2 end at once.
+            for _ in 0..<10_000 where input == 0 && !watch.snapshot.started.contains(2) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            return input
+        }
+        var seen: [Int] = []
+        while let piece = try await pieces.next() { seen.append(piece.input) }
+        #expect(seen == [0, 1, 2])
+        let state = watch.snapshot
+        #expect(state.most == 2)
+        // Call 2 started before call 0 ended: the place call 1 freed did not wait for call 0.
+        #expect(state.finished.first != 0)
+        #expect(state.finished.last == 0)
     }
 
     @Test func withOneInFlightNothingRunsAheadOfTheConsumer() async throws {
@@ -190,6 +243,13 @@ private final class Inputs: @unchecked Sendable {
         #expect(try PieceParallelism.current(environment: ["CHORUS_PIECES": "1x2"], cores: 2)
                 == PieceParallelism(inFlight: 1, threadsPerRun: 2))
         #expect(try PieceParallelism.current(environment: [:], cores: 2) == .forCores(2))
+        // One call more is started than runs at once, except with one call at a time.
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 1).callsAhead == 3)
+        #expect(PieceParallelism(inFlight: 1, threadsPerRun: 2).callsAhead == 1)
+        // The first piece runs alone only when the calls in flight need more threads than there are cores.
+        #expect(!PieceParallelism(inFlight: 2, threadsPerRun: 1).firstRunsAlone(cores: 2))
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).firstRunsAlone(cores: 2))
+        #expect(!PieceParallelism(inFlight: 4, threadsPerRun: 2).firstRunsAlone(cores: 8))
         for bad in ["2", "x1", "0x1", "2x0", "2x1x1", "twoxone", "2x65"] {
             #expect(throws: SpeechError.invalidSetting(name: "CHORUS_PIECES", value: bad,
                                                        expected: "IN_FLIGHTxTHREADS with each from 1 to 64, such as 2x1")) {
