@@ -17,8 +17,13 @@ waits for: `chorus speak`, `piper -m ... -f`, and a kokoro-onnx script. Runs are
 per tool: min and median wall time, CPU time (user + system of the process), real-time factor
 (wall / audio seconds) and Chorus's median wall time over the peer's. kokoro-onnx trims each
 piece's silence by default, which makes its audio shorter; it runs with trim=False here, so the
-audio lengths agree. piper-tts runs with --sentence-silence 0.2, Chorus's pause between sentences
-(it adds it after the last sentence too).
+audio lengths agree. piper-tts runs with --sentence-silence 0.2, Chorus's pause between sentences;
+piper-tts puts it only between the sentences of one input line (its lines_to_wav writes it before
+each chunk after a line's first), so it reads the text joined into one line, as Chorus reads it.
+
+Then the audio of each sentence on its own, Chorus beside piper-tts's Python API, on a copy of the
+Piper voice with its noise scales set to 0 (the graph draws random noise for the durations, which
+would make two runs of either tool differ in length), reported as each sentence's length ratio.
 
 Then the front ends, sentence by sentence (a line of the text each): the Piper phoneme ids of
 Chorus, piper-phonemize and piper-tts (piper-tts bundles espeak-ng 1.52, which reads some words
@@ -88,6 +93,21 @@ print(json.dumps({"piper-tts": tts, "piper-phonemize": phonemize}))
 """
 
 
+PIPER_SECONDS = """
+import sys, json
+from piper import PiperVoice
+voice = PiperVoice.load(sys.argv[1])
+out = []
+for line in open(sys.argv[2], encoding="utf-8").read().splitlines():
+    if line.strip():
+        chunks = list(voice.synthesize(line))
+        # 0.2 s between a line's sentences, as `piper --sentence-silence 0.2` and Chorus put it.
+        silence = int(chunks[0].sample_rate * 0.2) * (len(chunks) - 1)
+        out.append((sum(len(c.audio_int16_bytes) // 2 for c in chunks) + silence) / chunks[0].sample_rate)
+print(json.dumps(out))
+"""
+
+
 def ensure_venv(venv):
     python = venv / "bin/python"
     marker = venv / ".chorus-peers"
@@ -117,6 +137,13 @@ def wav_seconds(path):
         return f.getnframes() / f.getframerate()
 
 
+def one_line(text_file, out_dir):
+    """The text of `text_file` joined into one line, written beside the outputs."""
+    joined = out_dir / f"one-line-{text_file.name}"
+    joined.write_text(" ".join(text_file.read_text(encoding="utf-8").split()) + "\n", encoding="utf-8")
+    return joined
+
+
 def tools(engine, python, text_file, out_dir, chorus):
     """(name, command, output file) of each tool for one engine."""
     if engine == "piper":
@@ -124,7 +151,7 @@ def tools(engine, python, text_file, out_dir, chorus):
             ("chorus", [str(chorus), "speak", "--engine", "piper", "--file", str(text_file), "-o", str(out_dir / "chorus-piper.wav")],
              out_dir / "chorus-piper.wav"),
             ("piper-tts", [str(python), "-m", "piper", "-m", str(PIPER_MODEL), "-f", str(out_dir / "piper-tts.wav"),
-                           "--input-file", str(text_file), "--sentence-silence", "0.2"],
+                           "--input-file", str(one_line(text_file, out_dir)), "--sentence-silence", "0.2"],
              out_dir / "piper-tts.wav"),
         ]
     return [
@@ -165,6 +192,38 @@ def print_rows(title, rows):
     for row in rows:
         print(f"{row['tool']:<12} {row['wall_min']:9.2f} {row['wall_median']:9.2f} {row['cpu_median']:8.2f} "
               f"{row['audio_seconds']:8.2f} {row['rtf']:6.3f} {row['chorus_over_tool']:12.3f}")
+
+
+def noiseless_piper_voice(folder):
+    """A copy of the Piper voice (the .onnx linked) whose config sets both noise scales to 0."""
+    model = Path(folder) / PIPER_MODEL.name
+    model.symlink_to(PIPER_MODEL)
+    config = json.loads(Path(str(PIPER_MODEL) + ".json").read_text(encoding="utf-8"))
+    config.setdefault("inference", {}).update({"noise_scale": 0.0, "noise_w": 0.0})
+    Path(str(model) + ".json").write_text(json.dumps(config), encoding="utf-8")
+    return model
+
+
+def compare_piper_lengths(python, text_file, chorus):
+    """Each sentence's audio length, Chorus over piper-tts, on the noiseless voice."""
+    lines = [line for line in text_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with tempfile.TemporaryDirectory() as folder:
+        model = noiseless_piper_voice(folder)
+        peer = json.loads(subprocess.run([str(python), "-c", PIPER_SECONDS, str(model), str(text_file)],
+                                         check=True, capture_output=True, text=True).stdout)
+        ours = []
+        for index, line in enumerate(lines):
+            output = Path(folder) / f"line-{index}.wav"
+            subprocess.run([str(chorus), "speak", "--engine", "piper", "--model", str(model), line, "-o", str(output)],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ours.append(wav_seconds(output))
+    ratios = [a / b for a, b in zip(ours, peer)]
+    within = sum(1 for r in ratios if abs(r - 1) <= 0.02)
+    print(f"\nPiper audio per sentence, Chorus/piper-tts, noise scales 0: {within}/{len(lines)} within 2%, "
+          f"ratios {min(ratios):.4f} to {max(ratios):.4f}, total {sum(ours):.2f} s vs {sum(peer):.2f} s")
+    for line, a, b in zip(lines, ours, peer):
+        if abs(a / b - 1) > 0.02:
+            print(f"  {a:.3f} s vs {b:.3f} s: {line!r}")
 
 
 def compare_front_ends(python, text_file, bench_binary):
@@ -223,6 +282,8 @@ def main():
                        bench(engine, python, args.text, args.rounds, chorus, Path(out)))
             print_rows(f"{engine}: one sentence ('Hello there.'), process start to finished WAV",
                        bench(engine, python, one_sentence, args.rounds, chorus, Path(out)))
+    if "piper" in args.engines.split(","):
+        compare_piper_lengths(python, args.text, chorus)
     compare_front_ends(python, args.text, bench_binary)
 
 
