@@ -22,7 +22,7 @@ public enum ChatterboxSampling: Sendable, Equatable {
             var steps: [any SamplingStep] = []
             // upstream adds each warper only when it changes something.
             if temperature > 0, temperature != 1 { steps.append(Temperature(temperature)) }
-            if topK > 0 { steps.append(TopK(topK)) }
+            if topK > 0 { steps.append(TopK(topK, keepsTies: true)) }
             if topP < 1 { steps.append(TopP(topP)) }
             if penalty != 1 { steps.append(UpstreamPenalty(penalty: penalty)) }
             steps.append(LikelyFirstDraw())

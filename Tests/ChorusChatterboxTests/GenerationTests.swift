@@ -36,6 +36,8 @@ import Testing
         #expect(ChatterboxSampling.defaults == .upstream(temperature: 0.8, topK: 1000, topP: 0.95, repetitionPenalty: 1.2))
         let steps = ChatterboxSampling.defaults.steps.map { String(describing: type(of: $0)) }
         #expect(steps == ["Temperature", "TopK", "TopP", "UpstreamPenalty", "LikelyFirstDraw"])
+        // Hugging Face's top-k keeps the tokens tied with the k-th (float16 logits tie often).
+        #expect((ChatterboxSampling.defaults.steps[1] as? TopK).map { $0.k == 1000 && $0.keepsTies } == true)
         #expect(ChatterboxSampling.modelCard.steps.map { String(describing: type(of: $0)) } == ["UpstreamPenalty", "GreedyDraw"])
     }
 

@@ -6,6 +6,8 @@ import Foundation
 enum TestResources {
     static var root: URL { Bundle.module.url(forResource: "Resources", withExtension: nil)! }
     static var model: URL { root.appendingPathComponent("model", isDirectory: true) }
+    /// The same graphs converted to float16 (scripts/testdata/chatterbox/make_fp16.py).
+    static var modelFP16: URL { root.appendingPathComponent("model-fp16", isDirectory: true) }
     static var plain: URL { root.appendingPathComponent("plain", isDirectory: true) }
     static var voice: URL { root.appendingPathComponent("voice", isDirectory: true) }
     static var golden: URL { root.appendingPathComponent("golden", isDirectory: true) }
@@ -64,12 +66,13 @@ enum TestResources {
         }
     }
 
-    static func session(_ name: String) throws -> InferenceSession {
-        try InferenceSession(modelPath: model.appendingPathComponent(name).path)
+    static func session(_ name: String, in folder: URL = model) throws -> InferenceSession {
+        try InferenceSession(modelPath: folder.appendingPathComponent(name).path)
     }
 
-    static func languageModel(sampling: ChatterboxSampling = .defaults, maximumNewTokens: Int = LanguageModel.maximumNewTokens) throws -> LanguageModel {
-        try LanguageModel(embed: session("embed_tokens.onnx"), language: session("language_model.onnx"),
+    static func languageModel(sampling: ChatterboxSampling = .defaults, maximumNewTokens: Int = LanguageModel.maximumNewTokens,
+                              in folder: URL = model) throws -> LanguageModel {
+        try LanguageModel(embed: session("embed_tokens.onnx", in: folder), language: session("language_model.onnx", in: folder),
                           sampling: sampling, maximumNewTokens: maximumNewTokens)
     }
 

@@ -35,6 +35,20 @@ func applied(_ steps: [any SamplingStep], to values: inout [Float], history: [In
         #expect(values == [0.1, 0.5, 0.4, 0.5])
     }
 
+    /// Hugging Face's TopKLogitsWarper masks only what is less likely than the k-th token, so tokens tied with it
+    /// stay; torch.topk keeps exactly k. Both from every token and from candidates an earlier step left.
+    @Test func topKKeepsTiesAtTheKthPlaceWhenAsked() throws {
+        var values: [Float] = [0.2, 0.9, 0.5, 0.1, 0.5, 0.5, 0.3]
+        #expect(try applied([TopK(2)], to: &values).candidates == [1, 2])
+        #expect(try applied([TopK(2, keepsTies: true)], to: &values).candidates == [1, 2, 4, 5])
+        #expect(try applied([TopK(3, keepsTies: true)], to: &values).candidates == [1, 2, 4, 5])
+        #expect(try applied([TopK(4, keepsTies: true)], to: &values).candidates == [1, 2, 4, 5])
+        #expect(try applied([TopK(1, keepsTies: true)], to: &values).candidates == [1])
+        #expect(try applied([TopK(6), TopK(2, keepsTies: true)], to: &values).candidates == [1, 2, 4, 5])
+        #expect(try applied([TopK(6), TopK(2)], to: &values).candidates == [1, 2])
+        #expect(values == [0.2, 0.9, 0.5, 0.1, 0.5, 0.5, 0.3])
+    }
+
     @Test func topPKeepsTokensWhileTheMassBeforeThemIsBelowP() throws {
         // 0.6, then 0.25 is kept (0.6 < 0.8 before it), then 0.1 is not (0.85 before it).
         var values = logits([0.6, 0.25, 0.1, 0.05])

@@ -34,6 +34,7 @@ Made (deterministic: torch.manual_seed, fixed noise tables, SplitMix64 draws):
   golden/<case>.json, .f32     T3.inference_turbo tokens (torch.multinomial replaced by the pinned draw) and the
                                audio of ChatterboxTurboTTS.generate's decoding path (id filter, 3 x 4299, S3Gen
                                inference with trim fade; no watermark), per chunk for chunked cases
+  model-fp16/, golden/fp16-*   the graphs converted to float16 and their goldens: see make_fp16.py, run last
 
 The pinned draw: the candidates (tokens whose probability is not 0) ordered most likely first, ties by id, one
 SplitMix64 uniform times their summed probability, the first whose running sum exceeds it.
@@ -675,6 +676,9 @@ def main():
     with open(os.path.join(OUT, "golden", "model.json"), "w") as f:
         json.dump({"stop_bias": bias, "frame_cap": FRAME_CAP, "width": WIDTH, "layers": LAYERS, "heads": HEADS,
                    "torch": torch.__version__, "chatterbox-tts": "0.1.7"}, f, indent=1)
+
+    import make_fp16
+    make_fp16.main(testdata=sys.modules[__name__])
 
 
 if __name__ == "__main__":
