@@ -1,4 +1,6 @@
 import ChorusAudio
+import ChorusChatterbox
+import ChorusSpeech
 import Foundation
 import Testing
 
@@ -67,8 +69,7 @@ import Testing
 
     /// `voice add --audio` on the generated speech encoder: the clip becomes a voice folder of the export's four
     /// outputs, listed among the voices (its values against upstream's prepare_conditionals, and the speech made
-    /// with it, are in SpeechEncoderTests; the test decoder's pinned noise covers too few frames for this 5.4 s
-    /// prompt and a whole utterance, so the command does not speak with it here).
+    /// with it, are in SpeechEncoderTests; speaking with it through the binary is the next test).
     @Test func voiceAddEncodesAClip() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -86,6 +87,35 @@ import Testing
         let environment = ["CHORUS_MODELS": root.path]
         let voices = try await ChorusProcess.running(["voices", "--engine", "chatterbox"], environment: environment)
         #expect(voices.standardOutput.contains("chatterbox  kim"), "\(voices.standardOutput)")
+    }
+
+    /// `voice add` and then `speak` with that voice, both through the binary: the WAV holds the samples the
+    /// engine makes in process from the voice folder the command wrote. The clip's prompt is 270 mel frames and
+    /// the test decoder's pinned noise covers 320, so the utterance has to end within 22 tokens: "Hello world."
+    /// does in this voice (upstream's loop on these graphs, seed 0: 4 tokens kept, 2 x (4 + 3) frames more).
+    @Test func speaksWithAVoiceAddedFromAClip() async throws {
+        let root = try Self.models()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("chatterbox-fp32")
+        let encoder = Self.resources.appendingPathComponent("encoder")
+        try FileManager.default.copyItem(at: encoder.appendingPathComponent("speech_encoder.onnx"),
+                                         to: folder.appendingPathComponent("speech_encoder.onnx"))
+        let added = try await ChorusProcess.running(["voice", "add", "--engine", "chatterbox", "--audio",
+                                                     encoder.appendingPathComponent("clip.wav").path, "--id", "kim",
+                                                     "--model", folder.path])
+        #expect(added.status == 0, "\(added.standardError)")
+        let output = root.appendingPathComponent("kim.wav")
+        let spoken = try await ChorusProcess.running(["speak", "--engine", "chatterbox", "--voice", "kim", "Hello world.",
+                                                      "-o", output.path, "--sample-format", "float32"],
+                                                     environment: ["CHORUS_MODELS": root.path])
+        #expect(spoken.status == 0, "\(spoken.standardError)")
+        let audio = try WAVFile.readMono(contentsOf: output)
+        #expect(audio.sampleRate == 24_000 && audio.samples.count > 0 && audio.samples.count % 960 == 0)
+
+        let engine = try ChatterboxSynthesizer(folder: folder)
+        let expected = try await engine.synthesize(SynthesisRequest(text: "Hello world.", voiceID: "kim"))
+        print("Chatterbox voice from a clip through the binary: \(audio.samples.count) samples, in process \(expected.count)")
+        #expect(audio.samples == expected)
     }
 
     @Test func voiceAddRefusesAShortClipAndAMissingEncoder() async throws {
