@@ -10,13 +10,17 @@ public struct FakeSynthesizer: SpeechSynthesizer {
     public let voices: [Voice]
     /// A request with exactly this text fails with `FakeError.boom` (nil: none fails).
     public var failingText: String?
+    /// What the fake says it runs at once, so callers that join sentences for such an engine
+    /// (`SynthesizerProvider`) can be tested; the fake itself makes each request's audio at once.
+    public var piecesInFlight: Int
     private let log = Locked<[String]>([])
 
     /// A fake named `engineName` at `sampleRate`, with one voice, "plain".
-    public init(engineName: String = "fake", sampleRate: Int = 16_000, failingText: String? = nil) {
+    public init(engineName: String = "fake", sampleRate: Int = 16_000, failingText: String? = nil, piecesInFlight: Int = 1) {
         self.engineName = engineName
         self.sampleRate = sampleRate
         self.failingText = failingText
+        self.piecesInFlight = piecesInFlight
         voices = [Voice(id: "plain", engine: engineName, language: "en-US", gender: .unknown)]
     }
 
