@@ -26,7 +26,7 @@ import os
 
 import librosa
 import numpy as np
-import soundfile
+import scipy.io.wavfile
 import torch
 import torchaudio
 import torchaudio.compliance.kaldi as kaldi
@@ -97,7 +97,9 @@ def make_clip(path):
     quiet = (t < 0.3) | (t > CLIP_SECONDS - 0.4)
     clip[quiet] *= 0.003
     clip = clip.astype(np.float32)
-    soundfile.write(path, clip, SAMPLE_RATE, subtype="FLOAT")
+    # scipy's writer, not soundfile's: libsndfile puts the time of writing in a float WAV's PEAK chunk, so the
+    # file would change with every run while its samples do not.
+    scipy.io.wavfile.write(path, SAMPLE_RATE, clip)
     return clip
 
 
