@@ -83,6 +83,32 @@ struct FileDownloader: Sendable {
         }
     }
 
+    /// Starts a GET for `url` whose body the caller may stream into a file (`StreamedResponse`), with
+    /// the same headers and token rule as `send`; a download's responses share one event loop.
+    private func start(_ url: String, headers: [(String, String)], on eventLoop: any EventLoop) throws -> StreamedResponse {
+        if settings.offline {
+            throw HubError.offline(model: url, reason: settings.offlineReason ?? "offline")
+        }
+        var fields = HTTPHeaders([("User-Agent", "chorus-models/1")] + headers)
+        if let token = settings.token, Self.host(of: url) == Self.host(of: settings.endpoint) {
+            fields.add(name: "Authorization", value: "Bearer \(token)")
+        }
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url, method: .GET, headers: fields)
+        } catch {
+            throw Transient.transport(error, host: Self.host(of: url))
+        }
+        return StreamedResponse(request, client: client, on: eventLoop, deadline: .now() + .hours(24))
+    }
+
+    /// Turns what a streamed request threw into a `HubError`, a cancellation or a transient failure.
+    private static func classify(_ error: any Error, url: String) -> any Error {
+        if error is HubError || error is CancellationError { return error }
+        if Task.isCancelled { return CancellationError() }
+        return Transient.transport(error, host: host(of: url))
+    }
+
     /// The whole body of `url` (a small JSON document), following redirects and retrying.
     func fetch(_ url: String, limit: Int = 16 << 20) async throws -> Data {
         try await retrying {
@@ -105,8 +131,12 @@ struct FileDownloader: Sendable {
 
     /// The absolute address a 3xx response points to, nil for any other response.
     private static func redirect(_ response: HTTPClientResponse, from url: String) -> String? {
-        guard [301, 302, 303, 307, 308].contains(response.status.code),
-              let location = response.headers.first(name: "Location"),
+        redirect(status: response.status, headers: response.headers, from: url)
+    }
+
+    private static func redirect(status: HTTPResponseStatus, headers: HTTPHeaders, from url: String) -> String? {
+        guard [301, 302, 303, 307, 308].contains(status.code),
+              let location = headers.first(name: "Location"),
               let base = URL(string: url), let next = URL(string: location, relativeTo: base) else { return nil }
         return next.absoluteString
     }
@@ -123,8 +153,8 @@ struct FileDownloader: Sendable {
     }
 
     /// The ETag a response carries: the hub's `X-Linked-Etag` for a large file, else `ETag`, unquoted.
-    private static func etag(_ response: HTTPClientResponse) -> String? {
-        guard var tag = response.headers.first(name: "X-Linked-Etag") ?? response.headers.first(name: "ETag") else {
+    private static func etag(_ headers: HTTPHeaders) -> String? {
+        guard var tag = headers.first(name: "X-Linked-Etag") ?? headers.first(name: "ETag") else {
             return nil
         }
         if tag.hasPrefix("W/") { tag.removeFirst(2) }
@@ -146,6 +176,7 @@ struct FileDownloader: Sendable {
         var reported = 0
         let result: DownloadedFile = try await retrying {
             let sink = try PartialFile(at: partial)
+            let eventLoop = client.eventLoopGroup.next()
             if let expectedSize, sink.size > expectedSize { try sink.restart() }
             if sink.size > reported { progress(sink.size - reported); reported = sink.size }
             var current = url
@@ -157,9 +188,16 @@ struct FileDownloader: Sendable {
                 if ranged, let expectedSize, sink.size == expectedSize, etag == nil, redirects == 0 {
                     break // complete already: only verification is left
                 }
-                let response = try await send(current, headers: ranged ? [("Range", "bytes=\(sink.size)-")] : [])
-                let status = Int(response.status.code)
-                if etag == nil, let tag = Self.etag(response) {
+                let response = try start(current, headers: ranged ? [("Range", "bytes=\(sink.size)-")] : [], on: eventLoop)
+                defer { response.discard() }
+                let head: HTTPResponseHead
+                do {
+                    head = try await response.head()
+                } catch {
+                    throw Self.classify(error, url: current)
+                }
+                let status = Int(head.status.code)
+                if etag == nil, let tag = Self.etag(head.headers) {
                     etag = tag
                     let stored = try? String(contentsOf: tagFile, encoding: .utf8)
                     if let stored, stored != tag, sink.size > 0 {
@@ -170,15 +208,15 @@ struct FileDownloader: Sendable {
                     }
                     try? Data(tag.utf8).write(to: tagFile)
                 }
-                if total == nil, let linked = response.headers.first(name: "X-Linked-Size").flatMap(Int.init) { total = linked }
-                if let next = Self.redirect(response, from: current) {
+                if total == nil, let linked = head.headers.first(name: "X-Linked-Size").flatMap(Int.init) { total = linked }
+                if let next = Self.redirect(status: head.status, headers: head.headers, from: current) {
                     redirects += 1
                     guard redirects <= 10 else { throw HubError.failed(what: "Downloading \(url)", reason: "more than 10 redirects") }
                     current = next
                     continue
                 }
                 if status == 416 {
-                    let whole = response.headers.first(name: "Content-Range").flatMap(Self.completeLength) ?? expectedSize
+                    let whole = head.headers.first(name: "Content-Range").flatMap(Self.completeLength) ?? expectedSize
                     if let whole, whole == sink.size { break }
                     try sink.restart()
                     reported = 0
@@ -187,9 +225,9 @@ struct FileDownloader: Sendable {
                 try Self.check(status: status, url: current, hadToken: settings.token != nil)
                 if status == 200 {
                     if sink.size > 0 { try sink.restart(); reported = 0 }
-                    if let length = response.headers.first(name: "Content-Length").flatMap(Int.init) { total = length }
+                    if let length = head.headers.first(name: "Content-Length").flatMap(Int.init) { total = length }
                 } else {
-                    let range = response.headers.first(name: "Content-Range") ?? ""
+                    let range = head.headers.first(name: "Content-Range") ?? ""
                     guard Self.rangeStart(range) == sink.size else {
                         try sink.restart()
                         reported = 0
@@ -198,16 +236,13 @@ struct FileDownloader: Sendable {
                     if let whole = Self.completeLength(range) { total = whole }
                 }
                 do {
-                    for try await buffer in response.body {
-                        try sink.append(buffer)
-                        progress(buffer.readableBytes)
-                        reported += buffer.readableBytes
-                    }
-                } catch let error as HubError {
-                    throw error
+                    try await response.body(into: sink, progress: progress)
                 } catch {
-                    throw Transient.transport(error, host: Self.host(of: current))
+                    sink.abandon()
+                    reported = sink.size
+                    throw Self.classify(error, url: current)
                 }
+                reported = sink.size
                 if let total, sink.size < total { throw Transient.cutShort }
                 break
             }
@@ -241,81 +276,5 @@ struct FileDownloader: Sendable {
     /// The TOTAL of a `Content-Range` value (`bytes */TOTAL` in a 416), nil when it is `*`.
     static func completeLength(_ value: String) -> Int? {
         value.split(separator: "/").last.flatMap { Int($0) }
-    }
-}
-
-/// The `.incomplete` file a download appends to, hashing as it goes (a resumed file's bytes first) on
-/// a `HashingThread`, so the hash overlaps the writes. The descriptor closes and the thread stops when
-/// the value goes away, so a failed attempt leaks neither.
-final class PartialFile {
-    let url: URL
-    private var descriptor: Int32
-    private var hashing: HashingThread
-    private(set) var size = 0
-
-    init(at url: URL) throws {
-        self.url = url
-        descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw HubError.writing(url.path, errno: errno) }
-        size = Int(lseek(descriptor, 0, SEEK_END))
-        var hasher = SHA256Hasher()
-        if size > 0 {
-            // A resumed file: its bytes enter the hash before the new ones.
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            var read = 0
-            while read < size, let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
-                let kept = chunk.prefix(size - read)
-                hasher.update(kept)
-                read += kept.count
-            }
-        }
-        hashing = HashingThread(continuing: hasher)
-    }
-
-    /// Empties the file to start the download over.
-    func restart() throws {
-        guard ftruncate(descriptor, 0) == 0 else { throw HubError.writing(url.path, errno: errno) }
-        hashing.cancel()
-        hashing = HashingThread()
-        size = 0
-    }
-
-    /// Writes `buffer` at the end and queues it to be hashed.
-    func append(_ buffer: ByteBuffer) throws {
-        try buffer.withUnsafeReadableBytes { try writeAll($0) }
-        hashing.add(buffer)
-    }
-
-    /// Writes `data` at the end and queues it to be hashed.
-    func append(_ data: Data) throws {
-        try data.withUnsafeBytes { try writeAll($0) }
-        hashing.add(ByteBuffer(bytes: data))
-    }
-
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        guard !bytes.isEmpty else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw HubError.writing(url.path, errno: errno)
-            }
-            offset += written
-        }
-        size += bytes.count
-    }
-
-    /// Flushes and closes the file (one `fsync`, at the end); returns the SHA-256 of everything in it.
-    func finish() throws -> String {
-        defer { close(descriptor); descriptor = -1 }
-        guard fsync(descriptor) == 0 else { hashing.cancel(); throw HubError.writing(url.path, errno: errno) }
-        return hashing.finish()
-    }
-
-    deinit {
-        hashing.cancel()
-        if descriptor >= 0 { close(descriptor) }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 
-/// Hashes the bytes of a download on a thread of its own while the next ones arrive and are written,
-/// so the SHA-256 overlaps the network and the disk instead of following each write.
+/// Hashes the bytes of a download on a thread of its own while the next ones arrive and are written
+/// (the `WritingThread` hands them on once written), so the SHA-256 overlaps the network and the disk
+/// instead of following each write.
 ///
 /// `add` queues a buffer (a `ByteBuffer` shares its storage, so nothing is copied) and returns at
 /// once unless `limit` bytes are already waiting: then it blocks until the thread catches up, which
