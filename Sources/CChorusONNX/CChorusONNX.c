@@ -12,6 +12,7 @@ CHORUS_SLOT(DisableTelemetryEvents, 6);
 CHORUS_SLOT(CreateSession, 7);
 CHORUS_SLOT(Run, 9);
 CHORUS_SLOT(CreateSessionOptions, 10);
+CHORUS_SLOT(SetOptimizedModelFilePath, 11);
 CHORUS_SLOT(EnableMemPattern, 16);
 CHORUS_SLOT(DisableMemPattern, 17);
 CHORUS_SLOT(EnableCpuMemArena, 18);

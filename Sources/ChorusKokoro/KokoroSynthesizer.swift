@@ -63,9 +63,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     }
 
     /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. The session's
-    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them.
+    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them. The model's
+    /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
     public init(files: Files = Files(folder: ModelStore.current.folder(for: manifest)), espeakVoice: String = "en-us",
-                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions, parallelism: PieceParallelism? = nil) throws {
+                options: SessionOptions = KokoroSynthesizer.defaultSessionOptions, parallelism: PieceParallelism? = nil,
+                optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
         try files.checkPresent()
         let parallelism = try parallelism ?? PieceParallelism.current()
         self.parallelism = parallelism
@@ -74,7 +76,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
-        session = try InferenceSession(modelPath: files.model.path, options: options)
+        session = try optimizedModels?.session(modelPath: files.model.path, options: options)
+            ?? InferenceSession(modelPath: files.model.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice

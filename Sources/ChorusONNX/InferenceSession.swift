@@ -5,6 +5,8 @@ import Foundation
 public final class InferenceSession: @unchecked Sendable {
     /// The model file this session was loaded from; every error names it.
     public let modelPath: String
+    /// The file the graph was read from: `modelPath`, or its optimised copy in an `OptimizedModelCache`.
+    public let file: String
     /// Inputs in the model's order.
     public let inputs: [ValueInfo]
     /// Outputs in the model's order.
@@ -22,14 +24,21 @@ public final class InferenceSession: @unchecked Sendable {
     private let outputIndex: [String: Int]
 
     /// Loads the model at `modelPath`.
-    public init(modelPath: String, options: SessionOptions = SessionOptions(), runtime: OnnxRuntime? = nil) throws {
+    public convenience init(modelPath: String, options: SessionOptions = SessionOptions(), runtime: OnnxRuntime? = nil) throws {
+        try self.init(file: modelPath, modelPath: modelPath, options: options, runtime: runtime)
+    }
+
+    /// Loads the graph in `file`, which is `modelPath` or a form of it (its optimised copy), naming
+    /// `modelPath` in errors.
+    init(file: String, modelPath: String, options: SessionOptions, runtime: OnnxRuntime?) throws {
         let runtime = try runtime ?? OnnxRuntime.shared()
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: modelPath, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: modelPath)
-        else { throw OnnxRuntimeError.modelNotFound(path: modelPath) }
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: file)
+        else { throw OnnxRuntimeError.modelNotFound(path: file) }
         self.runtime = runtime
         self.modelPath = modelPath
+        self.file = file
         let api = runtime.api
 
         var sessionOptions: OpaquePointer?
@@ -38,7 +47,7 @@ public final class InferenceSession: @unchecked Sendable {
         let providers = try Self.configure(sessionOptions!, with: options, runtime: runtime, model: modelPath)
 
         var created: OpaquePointer?
-        try runtime.check(api.CreateSession(runtime.environment, modelPath, sessionOptions!, &created), model: modelPath)
+        try runtime.check(api.CreateSession(runtime.environment, file, sessionOptions!, &created), model: modelPath)
         session = created!
         self.providers = providers
 
@@ -272,6 +281,15 @@ public final class InferenceSession: @unchecked Sendable {
             try runtime.check(api.SetInterOpNumThreads(handle, Int32(threads)), model: model)
         }
         try runtime.check(api.SetSessionGraphOptimizationLevel(handle, options.optimizationLevel.onnx), model: model)
+        if let path = options.optimizedModelPath {
+            try runtime.check(api.SetOptimizedModelFilePath(handle, path), model: model)
+            // Saving a graph optimised at the `all` level makes the runtime warn that it is laid out for
+            // this CPU; `OptimizedModelCache` keys its entries by the CPU's features, so the warning is
+            // not for the user, and only errors of this session are logged.
+            if options.optimizationLevel == .all {
+                try runtime.check(api.SetSessionLogSeverityLevel(handle, 3), model: model)
+            }
+        }
         if let spinning = options.allowSpinning {
             try runtime.check(api.AddSessionConfigEntry(handle, "session.intra_op.allow_spinning", spinning ? "1" : "0"),
                               model: model)

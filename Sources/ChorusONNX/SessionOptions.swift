@@ -38,10 +38,14 @@ public struct SessionOptions: Sendable, Equatable {
     public var usesMemoryPattern: Bool
     /// Preferred accelerators, in order. Each is used only when the loaded library has it; the CPU is always there.
     public var preferredProviders: [ExecutionProvider]
+    /// Where the runtime writes the model as it optimised it while the session is created (ONNX format),
+    /// for `OptimizedModelCache`; nil writes nothing.
+    public var optimizedModelPath: String?
 
     public init(
         intraOpThreads: Int? = nil, interOpThreads: Int? = nil, optimizationLevel: OptimizationLevel = .all,
-        allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = []
+        allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = [],
+        optimizedModelPath: String? = nil
     ) {
         self.intraOpThreads = intraOpThreads
         self.interOpThreads = interOpThreads
@@ -50,6 +54,7 @@ public struct SessionOptions: Sendable, Equatable {
         self.usesMemoryArena = usesMemoryArena
         self.usesMemoryPattern = usesMemoryPattern
         self.preferredProviders = preferredProviders
+        self.optimizedModelPath = optimizedModelPath
     }
 
     /// Throws `OnnxRuntimeError.invalidThreadCount` for a thread count below 1 or over `maximumThreads`.

@@ -44,9 +44,10 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it. The session's
-    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them.
+    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them. The voice's
+    /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
-                parallelism: PieceParallelism? = nil) throws {
+                parallelism: PieceParallelism? = nil, optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
         self.sentenceSilence = sentenceSilence
         let configURL = try Self.checkPresent(modelPath)
         config = try PiperVoiceConfig(contentsOf: configURL)
@@ -55,7 +56,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         runLimit = RunLimit(maximum: parallelism.inFlight)
         var options = options
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
-        session = try InferenceSession(modelPath: modelPath.path, options: options)
+        session = try optimizedModels?.session(modelPath: modelPath.path, options: options)
+            ?? InferenceSession(modelPath: modelPath.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
         phonemizer = try EspeakPhonemizer.shared()

@@ -77,6 +77,8 @@ struct PiperParallelPiecesTests {
     /// The installed voice with its config's noise scales set to 0: Piper's graph draws noise at
     /// random (RandomNormalLike, unseeded) for the durations and the audio, and with both scales 0
     /// it is multiplied away, so the audio depends on the text alone.
+    /// Its path changes with the process, so tests load it with no optimised-model cache (each run would
+    /// leave an entry behind).
     static func noiselessVoice() throws -> URL {
         let model = PiperSynthesizer.defaultModel()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-noiseless-\(getpid())")
@@ -96,8 +98,10 @@ struct PiperParallelPiecesTests {
 
     @Test func realPiperAudioIsBitExactSideBySide() async throws {
         let voice = try Self.noiselessVoice()
-        let one = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1))
-        let two = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
+        let one = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1),
+                                       optimizedModels: nil)
+        let two = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1),
+                                       optimizedModels: nil)
         let text = (1...6).map { "This is sentence \($0) of six." }.joined(separator: " ")
         let expected = try await chunks(of: one, text)
         let got = try await chunks(of: two, text)

@@ -39,8 +39,10 @@ struct RealPiperStreamingJoinTests {
     /// that sentence gets spoken on its own, one call at a time.
     @Test func joinedSentencesSoundAsEachAlone() async throws {
         let voice = try PiperParallelPiecesTests.noiselessVoice()
-        let two = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
-        let one = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1))
+        let two = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1),
+                                       optimizedModels: nil)
+        let one = try PiperSynthesizer(modelPath: voice, parallelism: PieceParallelism(inFlight: 1, threadsPerRun: 1),
+                                       optimizedModels: nil)
         let got = try await samples(SynthesizerProvider(synthesizer: two), sentences.joined(separator: " ") + " ")
         var alone: [[Float]] = []
         for sentence in sentences { alone.append(try await one.synthesize(SynthesisRequest(text: sentence))) }

@@ -122,7 +122,9 @@ typedef struct OrtApi {
                                const char *_Nonnull const *_Nonnull output_names, size_t output_names_len,
                                OrtValue *_Nullable *_Nonnull outputs);                                      // 9
   OrtStatusPtr (*_Nonnull CreateSessionOptions)(OrtSessionOptions *_Nullable *_Nonnull options);           // 10
-  OrtUnusedSlot unused11, unused12, unused13, unused14, unused15;
+  OrtStatusPtr (*_Nonnull SetOptimizedModelFilePath)(OrtSessionOptions *_Nonnull options,
+                                                     const char *_Nonnull optimized_model_filepath);        // 11
+  OrtUnusedSlot unused12, unused13, unused14, unused15;
   OrtStatusPtr (*_Nonnull EnableMemPattern)(OrtSessionOptions *_Nonnull options);                          // 16
   OrtStatusPtr (*_Nonnull DisableMemPattern)(OrtSessionOptions *_Nonnull options);                         // 17
   OrtStatusPtr (*_Nonnull EnableCpuMemArena)(OrtSessionOptions *_Nonnull options);                         // 18
