@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusModels", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusTesting"]),
-        .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, zip]),
+        .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, nioPosix, zip]),
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
