@@ -18,6 +18,10 @@ public protocol SpeechSynthesizer: Sendable {
     /// that makes one call at a time. Callers with several sentences in hand give such an engine
     /// them in one request, so that they run side by side.
     var piecesInFlight: Int { get }
+    /// Seconds of silence the engine puts between the sentences of one request (Piper's pause); 0 for an
+    /// engine whose model makes its own pauses. Callers that speak one text as several requests put it
+    /// between the requests too, so every sentence is followed by the same pause.
+    var sentenceSilence: Double { get }
 }
 
 /// An installed voice that cannot be used, and why ("voice.json is not valid: ...").
@@ -36,6 +40,7 @@ public struct UnusableVoice: Sendable, Hashable, CustomStringConvertible {
 extension SpeechSynthesizer {
     public var unusableVoices: [UnusableVoice] { [] }
     public var piecesInFlight: Int { 1 }
+    public var sentenceSilence: Double { 0 }
 
     /// The whole utterance as one buffer.
     public func synthesize(_ request: SynthesisRequest) async throws -> [Float] {

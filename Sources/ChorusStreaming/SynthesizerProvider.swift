@@ -7,8 +7,10 @@ import ChorusSpeech
 /// Synthesis is pulled: the next sentence is synthesised only when the pipeline asks for more
 /// audio, so the pipeline's backpressure also pauses the engine. An engine that runs pieces side by
 /// side (`piecesInFlight` > 1) is given the sentences in hand after the first as one request, and
-/// runs up to that many calls ahead of the pipeline. The bytes are Float32 mono at the
-/// engine's rate, as the engine made them.
+/// runs up to that many calls ahead of the pipeline. Between two requests goes the engine's
+/// `sentenceSilence`, the pause it puts between the sentences of one request, so a pause does not
+/// depend on how sentences were grouped. The bytes are Float32 mono at the engine's rate, as the
+/// engine made them.
 public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public let synthesizer: Synthesizer
     /// The voice: an installed voice's id or a cloned voice; nil for the engine's default voice.
@@ -87,8 +89,11 @@ private final class SentenceSynthesis<Synthesizer: SpeechSynthesizer>: @unchecke
                 let count = startedSpeaking && synthesizer.piecesInFlight > 1 ? sentences.count : 1
                 let text = sentences.prefix(count).joined(separator: " ")
                 sentences.removeFirst(count)
+                let follows = startedSpeaking
                 startedSpeaking = true
                 audio = synthesizer.stream(SynthesisRequest(text: text, voice: voice, speed: speed)).makeAsyncIterator()
+                let pause = follows ? Int(synthesizer.sentenceSilence * Double(synthesizer.sampleRate)) : 0
+                if pause > 0 { return Data(count: pause * MemoryLayout<Float>.size) }
                 continue
             }
             if textEnded { return nil }

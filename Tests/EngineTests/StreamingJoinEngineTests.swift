@@ -20,8 +20,8 @@ private func samples(_ provider: SynthesizerProvider<PiperSynthesizer>, _ whole:
 /// The streaming provider's join on a real engine path: Piper with pieces in flight is given the first
 /// sentence alone, then the sentences in hand as one request, which its `ParallelPieces` runs side by side.
 @Suite struct StreamingJoinEngineTests {
-    /// On the stand-in model (audio = the ids fed) every sentence's ids come once, in order; inside the
-    /// joined request Piper puts its sentence silence between sentences, as it does for any request.
+    /// On the stand-in model (audio = the ids fed) every sentence's ids come once, in order, each followed
+    /// by Piper's sentence silence but the last, whether it was spoken alone or in the joined request.
     @Test func piperStandInSpeaksEverySentenceOnceInOrder() async throws {
         let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"),
                                          parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
@@ -29,7 +29,7 @@ private func samples(_ provider: SynthesizerProvider<PiperSynthesizer>, _ whole:
         let ids = try sentences.map { try piper.modelInputs(for: $0)[0].map(Float.init) }
         let silence = [Float](repeating: 0, count: Int(piper.sentenceSilence * Double(piper.sampleRate)))
         // Requests: "This is one." alone, then the other three together (all in hand once the first is spoken).
-        #expect(got == ids[0] + ids[1] + silence + ids[2] + silence + ids[3])
+        #expect(got == ids[0] + silence + ids[1] + silence + ids[2] + silence + ids[3])
     }
 }
 
@@ -48,6 +48,6 @@ struct RealPiperStreamingJoinTests {
         for sentence in sentences { alone.append(try await one.synthesize(SynthesisRequest(text: sentence))) }
         let silence = [Float](repeating: 0, count: Int(one.sentenceSilence * Double(one.sampleRate)))
         #expect(alone.allSatisfy { !$0.isEmpty })
-        #expect(got == alone[0] + alone[1] + silence + alone[2] + silence + alone[3])
+        #expect(got == alone[0] + silence + alone[1] + silence + alone[2] + silence + alone[3])
     }
 }
