@@ -74,6 +74,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         runLimit = RunLimit(maximum: parallelism.inFlight)
         var options = options
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
+        // Calls in flight share the session's threads: one spinning while it waits would hold a core the other needs.
+        if parallelism.inFlight > 1, parallelism.threadsPerRun > 1 { options.allowSpinning = options.allowSpinning ?? false }
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try optimizedModels?.session(modelPath: files.model.path, options: options)

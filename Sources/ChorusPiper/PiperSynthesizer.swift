@@ -56,6 +56,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         runLimit = RunLimit(maximum: parallelism.inFlight)
         var options = options
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
+        // Calls in flight share the session's threads: one spinning while it waits would hold a core the other needs.
+        if parallelism.inFlight > 1, parallelism.threadsPerRun > 1 { options.allowSpinning = options.allowSpinning ?? false }
         session = try optimizedModels?.session(modelPath: modelPath.path, options: options)
             ?? InferenceSession(modelPath: modelPath.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
