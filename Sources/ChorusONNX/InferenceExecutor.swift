@@ -56,11 +56,15 @@ public final class InferenceExecutor: @unchecked Sendable {
         let control = JobControl()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+                // A job cancelled while it waits for a thread gives its caller up at once (and with it
+                // the caller's place in a RunLimit), rather than when a thread reaches it in the queue.
+                guard control.wait(abandon: { continuation.resume(throwing: CancellationError()) }) else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 enqueue(Job(control: control) {
-                    guard !control.isCancelled else {
-                        continuation.resume(throwing: CancellationError())
-                        return
-                    }
+                    // Cancelled while waiting: its caller was already given up.
+                    guard control.start() else { return }
                     do {
                         continuation.resume(returning: try body())
                     } catch where control.isCancelled {
@@ -191,15 +195,40 @@ public final class RunLimit: @unchecked Sendable {
 final class JobControl: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
+    private var started = false
+    private var abandon: (@Sendable () -> Void)?
     private var terminations: [ObjectIdentifier: RunTermination] = [:]
 
     var isCancelled: Bool { lock.withLock { cancelled } }
 
-    func cancel() {
-        let raised: [RunTermination] = lock.withLock {
-            cancelled = true
-            return Array(terminations.values)
+    /// Keeps `abandon`, which gives the caller up, for a cancel that comes while the job waits for a
+    /// thread; false when the job was cancelled already, so it should not be queued at all.
+    func wait(abandon: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            self.abandon = abandon
+            return true
         }
+    }
+
+    /// Marks the job as running on a thread; false when it was cancelled (and its caller given up) first.
+    func start() -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            started = true
+            abandon = nil
+            return true
+        }
+    }
+
+    func cancel() {
+        let (raised, giveUp): ([RunTermination], (@Sendable () -> Void)?) = lock.withLock {
+            cancelled = true
+            let giveUp = started ? nil : abandon
+            abandon = nil
+            return (Array(terminations.values), giveUp)
+        }
+        giveUp?()
         raised.forEach { $0.terminate() }
     }
 

@@ -55,6 +55,34 @@ private final class Shared: @unchecked Sendable {
         #expect(shared.get("queued ran") == 0)
     }
 
+    @Test func aJobCancelledWhileItWaitsGivesItsCallerUpAtOnce() async throws {
+        let executor = InferenceExecutor(threadCount: 1, name: "test.single")
+        let shared = Shared()
+        let blocker = Task {
+            try await executor.run {
+                _ = shared.add("blocking")
+                while shared.get("release") == 0 { usleep(1_000) }
+            }
+        }
+        await shared.wait("blocking", atLeast: 1)
+        // Lets the thread go after 10 s whatever happens, so a caller left waiting shows as a failure, not a hang.
+        let safety = Task {
+            try await Task.sleep(for: .seconds(10))
+            _ = shared.add("release")
+        }
+        let queued = Task { try await executor.run { _ = shared.add("queued ran") } }
+        try await Task.sleep(for: .milliseconds(20))
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        // The caller came back while the only thread was still held.
+        #expect(shared.get("release") == 0)
+        _ = shared.add("release")
+        safety.cancel()
+        try await blocker.value
+        // The job, reached in the queue after its caller gave it up, does not run.
+        #expect(try await executor.run { shared.get("queued ran") } == 0)
+    }
+
     @Test func cancellingAJobStopsTheModelRunInProgressAndEveryLaterOne() async throws {
         let session = try InferenceSession(modelPath: Self.slowModel)
         let shared = Shared()
