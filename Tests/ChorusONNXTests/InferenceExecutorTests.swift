@@ -35,29 +35,10 @@ private final class Shared: @unchecked Sendable {
         await #expect(throws: Failure()) { try await InferenceExecutor.shared.run { throw Failure() } }
     }
 
-    @Test func aJobWhoseTaskIsCancelledBeforeItStartsNeverRuns() async throws {
+    @Test func aJobCancelledWhileItWaitsGivesItsCallerUpAtOnceAndNeverRuns() async throws {
         let executor = InferenceExecutor(threadCount: 1, name: "test.single")
         let shared = Shared()
         // The only thread is held until the test lets it go.
-        let blocker = Task {
-            try await executor.run {
-                _ = shared.add("blocking")
-                while shared.get("release") == 0 { usleep(1_000) }
-            }
-        }
-        await shared.wait("blocking", atLeast: 1)
-        let queued = Task { try await executor.run { _ = shared.add("queued ran") } }
-        try await Task.sleep(for: .milliseconds(20))
-        queued.cancel()
-        _ = shared.add("release")
-        try await blocker.value
-        await #expect(throws: CancellationError.self) { try await queued.value }
-        #expect(shared.get("queued ran") == 0)
-    }
-
-    @Test func aJobCancelledWhileItWaitsGivesItsCallerUpAtOnce() async throws {
-        let executor = InferenceExecutor(threadCount: 1, name: "test.single")
-        let shared = Shared()
         let blocker = Task {
             try await executor.run {
                 _ = shared.add("blocking")
