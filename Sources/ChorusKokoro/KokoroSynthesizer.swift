@@ -74,8 +74,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         runLimit = RunLimit(maximum: parallelism.inFlight)
         var options = options
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
-        // Calls in flight share the session's threads: one spinning while it waits would hold a core the other needs.
-        if parallelism.inFlight > 1, parallelism.threadsPerRun > 1 { options.allowSpinning = options.allowSpinning ?? false }
+        options.allowSpinning = options.allowSpinning ?? parallelism.allowsSpinning
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         session = try optimizedModels?.session(modelPath: files.model.path, options: options)
@@ -151,8 +150,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Call, [Float]>(
-                inFlight: engine.parallelism.callsAhead, firstRunsAlone: engine.parallelism.firstRunsAlone(),
-                pieces: KokoroSynthesizer.pieces(of: request.text)
+                parallelism: engine.parallelism, pieces: KokoroSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
             } run: { call in

@@ -56,8 +56,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         runLimit = RunLimit(maximum: parallelism.inFlight)
         var options = options
         options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
-        // Calls in flight share the session's threads: one spinning while it waits would hold a core the other needs.
-        if parallelism.inFlight > 1, parallelism.threadsPerRun > 1 { options.allowSpinning = options.allowSpinning ?? false }
+        options.allowSpinning = options.allowSpinning ?? parallelism.allowsSpinning
         session = try optimizedModels?.session(modelPath: modelPath.path, options: options)
             ?? InferenceSession(modelPath: modelPath.path, options: options)
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
@@ -152,8 +151,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Sentence, [Float]>(
-                inFlight: engine.parallelism.callsAhead, firstRunsAlone: engine.parallelism.firstRunsAlone(),
-                pieces: PiperSynthesizer.pieces(of: request.text)
+                parallelism: engine.parallelism, pieces: PiperSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
             } run: { sentence in

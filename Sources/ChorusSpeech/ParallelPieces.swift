@@ -70,6 +70,16 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         }, run: run)
     }
 
+    /// Calls for `pieces` as an engine with `parallelism` runs them: `callsAhead` lined up, the first
+    /// alone when the calls would share cores.
+    public convenience init<Piece>(
+        parallelism: PieceParallelism, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
+        run: @escaping @Sendable (Input) async throws -> Output
+    ) {
+        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: parallelism.firstRunsAlone(),
+                  pieces: pieces, inputs: inputs, run: run)
+    }
+
     deinit {
         for call in running { call.task.cancel() }
     }

@@ -36,6 +36,11 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
         inFlight * threadsPerRun > max(1, cores)
     }
 
+    /// Whether the session's threads may spin while they wait: not when several calls in flight share
+    /// several threads each, since a spinning thread would hold a core the other call needs; nil leaves
+    /// the runtime's default.
+    public var allowsSpinning: Bool? { inFlight > 1 && threadsPerRun > 1 ? false : nil }
+
     /// The environment variable that overrides the split: `IN_FLIGHTxTHREADS`, e.g. `2x1`; `1x2` is one
     /// call at a time with two threads, as before pieces ran in parallel.
     public static let environmentVariable = "CHORUS_PIECES"

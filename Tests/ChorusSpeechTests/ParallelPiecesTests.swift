@@ -250,6 +250,10 @@ private final class Inputs: @unchecked Sendable {
         #expect(!PieceParallelism(inFlight: 2, threadsPerRun: 1).firstRunsAlone(cores: 2))
         #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).firstRunsAlone(cores: 2))
         #expect(!PieceParallelism(inFlight: 4, threadsPerRun: 2).firstRunsAlone(cores: 8))
+        // Threads spin unless several calls in flight share several threads each.
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).allowsSpinning == false)
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 1).allowsSpinning == nil)
+        #expect(PieceParallelism(inFlight: 1, threadsPerRun: 2).allowsSpinning == nil)
         for bad in ["2", "x1", "0x1", "2x0", "2x1x1", "twoxone", "2x65"] {
             #expect(throws: SpeechError.invalidSetting(name: "CHORUS_PIECES", value: bad,
                                                        expected: "IN_FLIGHTxTHREADS with each from 1 to 64, such as 2x1")) {
