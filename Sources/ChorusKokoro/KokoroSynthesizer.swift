@@ -82,13 +82,13 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
-        voices = voicePack.styles.keys.sorted().map(Self.describe)
+        voices = voicePack.names.map(Self.describe)
     }
 
-    /// The voices of the model in `files`, read from its voice pack without loading the model.
+    /// The voices of the model in `files`, read from its voice pack's directory without loading the model.
     public static func installedVoices(files: Files = Files(folder: ModelStore.current.folder(for: manifest))) throws -> [Voice] {
         try files.checkPresent()
-        return try KokoroVoicePack(contentsOf: files.voices).styles.keys.sorted().map(describe)
+        return try KokoroVoicePack(contentsOf: files.voices).names.map(describe)
     }
 
     /// Kokoro voice names start with a language letter and a gender letter (e.g. "jf_alpha": Japanese, female).

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import ChorusKokoro
+import ChorusDSP
 import ChorusModels
 import ChorusSpeech
+import ZIPFoundation
 
 @Suite struct KokoroUnitTests {
     @Test func espeakDiphthongsBecomeKokoroLetters() {
@@ -59,6 +61,19 @@ import ChorusSpeech
         #expect(throws: SpeechError.invalidModelFile(path: url.path, reason: "not a readable .npz (zip) archive")) {
             try KokoroVoicePack(contentsOf: url)
         }
+    }
+
+    @Test func voicesAreListedWithoutReadingTheirArrays() throws {
+        let pack = try CraftedVoicePack()
+        defer { pack.remove() }
+        let voices = try KokoroVoicePack(contentsOf: pack.url)
+        #expect(voices.names == ["af_bad", "af_good"])
+        #expect(throws: pack.damagedError) { try voices.style(voice: "af_bad", idCount: 1) }
+        // Kokoro's table is indexed by length - 1, the last row serving every longer input.
+        #expect(try voices.style(voice: "af_good", idCount: 1) == pack.goodRows[0])
+        #expect(try voices.style(voice: "af_good", idCount: 2) == pack.goodRows[1])
+        #expect(try voices.style(voice: "af_good", idCount: 400) == pack.goodRows[2])
+        #expect(throws: pack.damagedError) { try voices.style(voice: "af_bad", idCount: 1) }
     }
 
     @Test func missingModelNamesTheFileAndTheFix() {
@@ -142,6 +157,27 @@ struct KokoroModelTests {
         #expect(rms(audio) > 0.02)
     }
 
+    @Test func voiceArraysReadOnDemandAreTheArchivesArrays() throws {
+        // The whole archive read the way the pack read it at start before it became lazy: every entry.
+        let url = KokoroSynthesizer.Files(folder: ModelStore.current.folder(for: KokoroSynthesizer.manifest)).voices
+        let archive = try Archive(url: url, accessMode: .read)
+        var tables: [String: [Float]] = [:]
+        for entry in archive where entry.path.hasSuffix(".npy") {
+            var bytes = Data()
+            _ = try archive.extract(entry, skipCRC32: false) { bytes.append($0) }
+            tables[String(entry.path.dropLast(4))] = try NPYFile.decode(bytes, path: entry.path).values
+        }
+        let voices = try KokoroVoicePack(contentsOf: url)
+        #expect(voices.names == tables.keys.sorted())
+        let width = KokoroVoicePack.styleWidth
+        for (name, table) in tables {
+            #expect(table.count == 510 * width)
+            for (idCount, row) in [(1, 0), (2, 1), (57, 56), (510, 509), (600, 509)] {
+                #expect(try voices.style(voice: name, idCount: idCount) == Array(table[(row * width)..<((row + 1) * width)]))
+            }
+        }
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         let kokoro = try Self.engine.get()
         await #expect(throws: SpeechError.emptyText) { try await kokoro.synthesize(SynthesisRequest(text: " \n ")) }
@@ -152,4 +188,33 @@ struct KokoroModelTests {
             try await kokoro.synthesize(SynthesisRequest(text: "Hi.", speed: 9))
         }
     }
+}
+
+/// A voice pack of two voices written to a temporary file: `af_good` (three rows) and `af_bad`, whose
+/// array has one byte changed after the archive was written, so its checksum no longer matches.
+struct CraftedVoicePack {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-voices-\(UUID()).npz")
+    let goodRows: [[Float]] = (0..<3).map { row in (0..<KokoroVoicePack.styleWidth).map { Float(row * 1000 + $0) } }
+
+    init() throws {
+        let bad = try NPYFile(rows: [[Float](repeating: 0.5, count: KokoroVoicePack.styleWidth)]).encoded()
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for (name, bytes) in [("af_good.npy", try NPYFile(rows: goodRows).encoded()), ("af_bad.npy", bad)] {
+            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(bytes.count)) { position, size in
+                bytes.subdata(in: Int(position)..<(Int(position) + size))
+            }
+        }
+        var data = try #require(archive.data)
+        let stored = try #require(data.range(of: bad))
+        data[stored.upperBound - 1] ^= 0xFF
+        try data.write(to: url)
+    }
+
+    /// What asking for `af_bad` throws.
+    var damagedError: SpeechError {
+        .invalidModelFile(path: url.path, reason: "voice af_bad (af_bad.npy) is damaged: it cannot be read back as the "
+            + "archive stored it; the other voices can still be used, and `chorus models verify kokoro` checks the installed file")
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
 }

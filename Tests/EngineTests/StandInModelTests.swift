@@ -40,6 +40,22 @@ enum StandIns {
         #expect(samples == ([0] + ids[0] + [0]).map(Float.init))
     }
 
+    @Test func kokoroSpeaksEveryVoiceButADamagedOne() async throws {
+        let pack = try CraftedVoicePack()
+        defer { pack.remove() }
+        var files = StandIns.kokoro("kokoro_stand_in.onnx")
+        files.voices = pack.url
+        let kokoro = try KokoroSynthesizer(files: files)
+        #expect(kokoro.voices.map(\.id) == ["af_bad", "af_good"])
+        #expect(try KokoroSynthesizer.installedVoices(files: files).map(\.id) == ["af_bad", "af_good"])
+        await #expect(throws: pack.damagedError) {
+            try await kokoro.synthesize(SynthesisRequest(text: "Hello there.", voice: "af_bad"))
+        }
+        let ids = try kokoro.modelInputs(for: "Hello there.")
+        let samples = try await kokoro.synthesize(SynthesisRequest(text: "Hello there.", voice: "af_good"))
+        #expect(samples == ([0] + ids[0] + [0]).map(Float.init))
+    }
+
     @Test func piperRefusesAModelWithoutItsAudioOutput() {
         let model = StandIns.piper("piper_renamed_output.onnx")
         #expect(throws: SpeechError.missingModelOutput(
