@@ -57,6 +57,7 @@ CHORUS_SLOT(ReleaseSessionOptions, 100);
 CHORUS_SLOT(GetAvailableProviders, 125);
 CHORUS_SLOT(ReleaseAvailableProviders, 126);
 CHORUS_SLOT(AddSessionConfigEntry, 130);
+CHORUS_SLOT(AddRunConfigEntry, 165);
 CHORUS_SLOT(SessionOptionsAppendExecutionProvider_CUDA_V2, 204);
 CHORUS_SLOT(CreateCUDAProviderOptions, 205);
 CHORUS_SLOT(ReleaseCUDAProviderOptions, 208);

@@ -16,11 +16,14 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// How the cores are shared between the pieces of a text (`CHORUS_PIECES` overrides it).
     public let parallelism: PieceParallelism
     /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
-    /// threads; more requests wait their turn here, suspended, rather than fight over the cores.
-    public let runLimit: RunLimit
+    /// threads, or one call alone with all of them; more requests wait their turn here, suspended,
+    /// rather than fight over the cores.
+    public var runLimit: RunLimit { sessions.limit }
     public var piecesInFlight: Int { parallelism.inFlight }
 
-    private let session: InferenceSession
+    /// The model, loaded for a call alone and for calls side by side (see `PieceSessions`).
+    let sessions: PieceSessions
+    private var session: InferenceSession { sessions.alone }
     private let vocabulary: KokoroVocabulary
     private let voicePack: KokoroVoicePack
     private let frontEnd: KokoroPhonemizer
@@ -62,8 +65,9 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
     }
 
-    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. The session's
-    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them. The model's
+    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. Calls side by
+    /// side get `parallelism.threadsPerRun` intra-op threads, a call alone `threadsAlone()`, unless
+    /// `options` sets them. The model's
     /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
     public init(files: Files = Files(folder: ModelStore.current.folder(for: manifest)), espeakVoice: String = "en-us",
                 options: SessionOptions = KokoroSynthesizer.defaultSessionOptions, parallelism: PieceParallelism? = nil,
@@ -71,15 +75,13 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         try files.checkPresent()
         let parallelism = try parallelism ?? PieceParallelism.current()
         self.parallelism = parallelism
-        runLimit = RunLimit(maximum: parallelism.inFlight)
-        var options = options
-        options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
-        options.allowSpinning = options.allowSpinning ?? parallelism.allowsSpinning
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
-        session = try optimizedModels?.session(modelPath: files.model.path, options: options)
-            ?? InferenceSession(modelPath: files.model.path, options: options)
-        guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
+        sessions = try PieceSessions(
+            modelPath: files.model.path, options: options, inFlight: parallelism.inFlight,
+            threadsPerRun: parallelism.threadsPerRun, threadsAlone: parallelism.threadsAlone(),
+            allowsSpinning: parallelism.allowsSpinning, optimizedModels: optimizedModels)
+        guard sessions.alone.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: sessions.alone) }
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
         voices = voicePack.names.map(Self.describe)
@@ -103,8 +105,9 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
-    /// The audio of `request`, one model call per chunk, in order. Up to `parallelism.inFlight` calls run
-    /// at once ahead of the consumer, the first alone when calls would share cores (see `ParallelPieces`).
+    /// The audio of `request`, one model call per chunk, in order. The first call runs alone, with all the
+    /// engine's threads; then up to `parallelism.inFlight` calls run at once ahead of the consumer (see
+    /// `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
@@ -153,8 +156,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                 parallelism: engine.parallelism, pieces: KokoroSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
-            } run: { call in
-                try await engine.speak(ids: call.ids, voice: voice, speed: speed)
+            } run: { call, alone in
+                try await engine.speak(ids: call.ids, voice: voice, speed: speed, alone: alone)
             }
             self.calls = calls
             return calls
@@ -227,14 +230,15 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         return groups
     }
 
-    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed.
-    func speak(ids: [Int64], voice: String, speed: Float) async throws -> [Float] {
+    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed; `alone` when no other
+    /// call of the request runs beside it.
+    func speak(ids: [Int64], voice: String, speed: Float, alone: Bool = false) async throws -> [Float] {
         let tokens = [0] + ids + [0]
-        let outputs = try await session.run([
+        let outputs = try await sessions.run([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),
-        ], outputs: [Self.audioOutput], limit: runLimit)
+        ], outputs: [Self.audioOutput], alone: alone)
         guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
     }

@@ -50,8 +50,18 @@ public final class InferenceExecutor: @unchecked Sendable {
     public func run<T: Sendable>(
         limit: RunLimit? = nil, _ body: @escaping @Sendable () throws -> T
     ) async throws -> T {
-        if let limit { try await limit.acquire() }
-        defer { limit?.release() }
+        try await run(limit: limit, alone: false) { _ in try body() }
+    }
+
+    /// Runs `body` like `run(limit:_:)`; with `alone`, the call takes every place of `limit` when the
+    /// limit is idle (nothing holds a place, nobody waits), so nothing else of its engine runs beside it,
+    /// and else waits for one place as usual. `body` is told whether it runs alone (always without a limit).
+    public func run<T: Sendable>(
+        limit: RunLimit?, alone: Bool, _ body: @escaping @Sendable (_ runsAlone: Bool) throws -> T
+    ) async throws -> T {
+        let places = try await limit?.acquire(everyPlaceIfIdle: alone) ?? 0
+        defer { limit?.release(places) }
+        let runsAlone = limit.map { places == $0.maximum } ?? alone
         try Task.checkCancellation()
         let control = JobControl()
         return try await withTaskCancellationHandler {
@@ -66,7 +76,7 @@ public final class InferenceExecutor: @unchecked Sendable {
                     // Cancelled while waiting: its caller was already given up.
                     guard control.start() else { return }
                     do {
-                        continuation.resume(returning: try body())
+                        continuation.resume(returning: try body(runsAlone))
                     } catch where control.isCancelled {
                         continuation.resume(throwing: CancellationError())
                     } catch {
@@ -125,7 +135,7 @@ public final class RunLimit: @unchecked Sendable {
     public let maximum: Int
     private let lock = NSLock()
     private var running = 0
-    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Int, Error>)] = []
     private var nextID: UInt64 = 0
 
     /// A limit of `maximum` jobs at once (at least one).
@@ -140,36 +150,44 @@ public final class RunLimit: @unchecked Sendable {
     /// Runs `body` holding one place for all of it: for work made of several jobs that belong together
     /// (one request whose stages run as overlapping jobs), which pass no limit to `run` themselves.
     public func withPlace<T>(_ body: () async throws -> T) async throws -> T {
-        try await acquire()
-        defer { release() }
+        let places = try await acquire()
+        defer { release(places) }
         return try await body()
     }
 
-    func acquire() async throws {
+    /// Waits for a place and returns the places taken: one, or with `everyPlaceIfIdle` all of them when
+    /// none is held and nobody waits.
+    @discardableResult
+    func acquire(everyPlaceIfIdle: Bool = false) async throws -> Int {
         let id: UInt64 = lock.withLock {
             nextID += 1
             return nextID
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-                let admitted: Bool? = lock.withLock {
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, Error>) in
+                // The places taken at once, 0 when the caller waits, nil when it was cancelled already.
+                let taken: Int? = lock.withLock {
+                    if everyPlaceIfIdle, running == 0, waiting.isEmpty {
+                        running = maximum
+                        return maximum
+                    }
                     if running < maximum {
                         running += 1
-                        return true
+                        return 1
                     }
                     // A cancel that came before this point found nothing to remove: it is seen here instead.
                     if Task.isCancelled { return nil }
                     waiting.append((id, continuation))
-                    return false
+                    return 0
                 }
-                switch admitted {
-                case true?: continuation.resume()
+                switch taken {
                 case nil: continuation.resume(throwing: CancellationError())
-                case false?: break
+                case 0?: break
+                case let places?: continuation.resume(returning: places)
                 }
             }
         } onCancel: {
-            let cancelled: CheckedContinuation<Void, Error>? = lock.withLock {
+            let cancelled: CheckedContinuation<Int, Error>? = lock.withLock {
                 guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
                 return waiting.remove(at: index).continuation
             }
@@ -177,16 +195,21 @@ public final class RunLimit: @unchecked Sendable {
         }
     }
 
-    func release() {
-        let next: CheckedContinuation<Void, Error>? = lock.withLock {
-            guard !waiting.isEmpty else {
-                running -= 1
-                return nil
+    /// Gives back `places` places (what `acquire` returned).
+    func release(_ places: Int = 1) {
+        let next: [CheckedContinuation<Int, Error>] = lock.withLock {
+            var next: [CheckedContinuation<Int, Error>] = []
+            for _ in 0..<places {
+                if waiting.isEmpty {
+                    running -= 1
+                } else {
+                    // The place passes straight to the next waiter; `running` stays the same.
+                    next.append(waiting.removeFirst().continuation)
+                }
             }
-            // The place passes straight to the next waiter; `running` stays the same.
-            return waiting.removeFirst().continuation
+            return next
         }
-        next?.resume()
+        next.forEach { $0.resume(returning: 1) }
     }
 }
 
@@ -197,7 +220,12 @@ final class JobControl: @unchecked Sendable {
     private var cancelled = false
     private var started = false
     private var abandon: (@Sendable () -> Void)?
-    private var terminations: [ObjectIdentifier: RunTermination] = [:]
+    private var terminations: [TerminationKey: RunTermination] = [:]
+
+    private struct TerminationKey: Hashable {
+        var runtime: ObjectIdentifier
+        var releasesArena: Bool
+    }
 
     var isCancelled: Bool { lock.withLock { cancelled } }
 
@@ -233,10 +261,10 @@ final class JobControl: @unchecked Sendable {
     }
 
     /// The run options for runs on `runtime` inside this job (terminated already if the job was cancelled).
-    func termination(for runtime: OnnxRuntime, model: String) throws -> RunTermination {
-        let key = ObjectIdentifier(runtime)
+    func termination(for runtime: OnnxRuntime, model: String, releasesArena: Bool = false) throws -> RunTermination {
+        let key = TerminationKey(runtime: ObjectIdentifier(runtime), releasesArena: releasesArena)
         if let existing = lock.withLock({ terminations[key] }) { return existing }
-        let made = try RunTermination(runtime: runtime, model: model)
+        let made = try RunTermination(runtime: runtime, model: model, releasesArena: releasesArena)
         let (kept, raise): (RunTermination, Bool) = lock.withLock {
             if let existing = terminations[key] { return (existing, false) }
             terminations[key] = made

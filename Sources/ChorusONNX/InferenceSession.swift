@@ -13,6 +13,8 @@ public final class InferenceSession: @unchecked Sendable {
     public let outputs: [ValueInfo]
     /// Execution providers in use, most preferred first; always ends with the CPU.
     public let providers: [String]
+    /// Whether each run gives the arena memory it took back when it ends (`SessionOptions.releasesArenaAfterRuns`).
+    public let releasesArenaAfterRuns: Bool
 
     let runtime: OnnxRuntime
     private let session: OpaquePointer
@@ -50,6 +52,7 @@ public final class InferenceSession: @unchecked Sendable {
         try runtime.check(api.CreateSession(runtime.environment, file, sessionOptions!, &created), model: modelPath)
         session = created!
         self.providers = providers
+        releasesArenaAfterRuns = options.releasesArenaAfterRuns
 
         do {
             let inputs = try Self.describe(session, runtime: runtime, model: modelPath, count: api.SessionGetInputCount,
@@ -157,7 +160,10 @@ public final class InferenceSession: @unchecked Sendable {
         // Inside an executor job, the job's run options carry its cancellation to the runtime.
         let job = options == nil ? JobControl.current : nil
         if job?.isCancelled == true { throw CancellationError() }
-        let options = try options ?? job?.termination(for: runtime, model: modelPath).options
+        let own = options == nil && job == nil && releasesArenaAfterRuns
+            ? try RunTermination(runtime: runtime, model: modelPath, releasesArena: true) : nil
+        let options = try options ?? own?.options
+            ?? job?.termination(for: runtime, model: modelPath, releasesArena: releasesArenaAfterRuns).options
         return try withUnsafeTemporaryAllocation(of: OpaquePointer?.self, capacity: inputCount) { values in
             values.initialize(repeating: nil)
             for (position, tensor) in zip(plan.inputPositions, feeds) {
@@ -180,6 +186,7 @@ public final class InferenceSession: @unchecked Sendable {
                     // Feeds and given outputs must outlive Run: the runtime reads and writes their memory during the call.
                     withExtendedLifetime(feeds) {}
                     withExtendedLifetime(given) {}
+                    withExtendedLifetime(own) {}
                     if status != nil, job?.isCancelled == true {
                         runtime.api.ReleaseStatus(status)
                         throw CancellationError()

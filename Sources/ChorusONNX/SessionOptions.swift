@@ -41,11 +41,17 @@ public struct SessionOptions: Sendable, Equatable {
     /// Where the runtime writes the model as it optimised it while the session is created (ONNX format),
     /// for `OptimizedModelCache`; nil writes nothing.
     public var optimizedModelPath: String?
+    /// Whether each run hands the memory it took from the arena back when it ends, keeping the arena's
+    /// first block: for a session that runs now and then beside another of the same model (the one an
+    /// engine keeps for a call that runs alone), so two arenas do not each hold a large call's memory.
+    /// Measured on Kokoro (python onnxruntime 1.32, a 280-id call, 2 threads): 5.65 s with it, 5.53 s
+    /// without; 281 MB held after the call instead of 520 MB.
+    public var releasesArenaAfterRuns: Bool
 
     public init(
         intraOpThreads: Int? = nil, interOpThreads: Int? = nil, optimizationLevel: OptimizationLevel = .all,
         allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = [],
-        optimizedModelPath: String? = nil
+        optimizedModelPath: String? = nil, releasesArenaAfterRuns: Bool = false
     ) {
         self.intraOpThreads = intraOpThreads
         self.interOpThreads = interOpThreads
@@ -55,6 +61,7 @@ public struct SessionOptions: Sendable, Equatable {
         self.usesMemoryPattern = usesMemoryPattern
         self.preferredProviders = preferredProviders
         self.optimizedModelPath = optimizedModelPath
+        self.releasesArenaAfterRuns = releasesArenaAfterRuns
     }
 
     /// Throws `OnnxRuntimeError.invalidThreadCount` for a thread count below 1 or over `maximumThreads`.

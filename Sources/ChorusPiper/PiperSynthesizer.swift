@@ -15,11 +15,14 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// How the cores are shared between the sentences of a text (`CHORUS_PIECES` overrides it).
     public let parallelism: PieceParallelism
     /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
-    /// threads; more requests wait their turn here, suspended, rather than fight over the cores.
-    public let runLimit: RunLimit
+    /// threads, or one call alone with all of them; more requests wait their turn here, suspended,
+    /// rather than fight over the cores.
+    public var runLimit: RunLimit { sessions.limit }
     public var piecesInFlight: Int { parallelism.inFlight }
 
-    private let session: InferenceSession
+    /// The model, loaded for a call alone and for calls side by side (see `PieceSessions`).
+    let sessions: PieceSessions
+    private var session: InferenceSession { sessions.alone }
     private let encoder: PiperPhonemeEncoder
     private let phonemizer: EspeakPhonemizer
     /// Seconds of silence between sentences, as Piper inserts them.
@@ -43,8 +46,9 @@ public final class PiperSynthesizer: SpeechSynthesizer {
                             remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")
     }
 
-    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it. The session's
-    /// intra-op threads are `parallelism.threadsPerRun` unless `options` sets them. The voice's
+    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it. Calls side by
+    /// side get `parallelism.threadsPerRun` intra-op threads, a call alone `threadsAlone()`, unless
+    /// `options` sets them. The voice's
     /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
                 parallelism: PieceParallelism? = nil, optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
@@ -53,13 +57,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         config = try PiperVoiceConfig(contentsOf: configURL)
         let parallelism = try parallelism ?? PieceParallelism.current()
         self.parallelism = parallelism
-        runLimit = RunLimit(maximum: parallelism.inFlight)
-        var options = options
-        options.intraOpThreads = options.intraOpThreads ?? parallelism.threadsPerRun
-        options.allowSpinning = options.allowSpinning ?? parallelism.allowsSpinning
-        session = try optimizedModels?.session(modelPath: modelPath.path, options: options)
-            ?? InferenceSession(modelPath: modelPath.path, options: options)
-        guard session.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: session) }
+        sessions = try PieceSessions(
+            modelPath: modelPath.path, options: options, inFlight: parallelism.inFlight,
+            threadsPerRun: parallelism.threadsPerRun, threadsAlone: parallelism.threadsAlone(),
+            allowsSpinning: parallelism.allowsSpinning, optimizedModels: optimizedModels)
+        guard sessions.alone.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: sessions.alone) }
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
         phonemizer = try EspeakPhonemizer.shared()
         let id = modelPath.deletingPathExtension().lastPathComponent
@@ -101,9 +103,9 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
-    /// `sentenceSilence`. Up to `parallelism.inFlight` sentences run at once ahead of the consumer, the
-    /// first alone when calls would share cores (see `ParallelPieces`). Cancelling the consumer stops every
-    /// call in progress before the stream ends, and nothing runs on.
+    /// `sentenceSilence`. The first sentence runs alone, with all the engine's threads; then up to
+    /// `parallelism.inFlight` sentences run at once ahead of the consumer (see `ParallelPieces`).
+    /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
         return AsyncThrowingStream { try await utterance.next() }
@@ -154,8 +156,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
                 parallelism: engine.parallelism, pieces: PiperSynthesizer.pieces(of: request.text)
             ) { piece in
                 try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
-            } run: { sentence in
-                try await engine.speak(ids: sentence.ids, speed: speed)
+            } run: { sentence, alone in
+                try await engine.speak(ids: sentence.ids, speed: speed, alone: alone)
             }
             self.calls = calls
             return calls
@@ -184,14 +186,15 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         return PiperPhonemeEncoder.sentences(from: clauses).map(encoder.encode)
     }
 
-    /// One model call: a sentence's framed ids to samples.
-    func speak(ids: [Int64], speed: Float) async throws -> [Float] {
+    /// One model call: a sentence's framed ids to samples; `alone` when no other call of the request
+    /// runs beside it.
+    func speak(ids: [Int64], speed: Float, alone: Bool = false) async throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
-        let outputs = try await session.run([
+        let outputs = try await sessions.run([
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),
-        ], outputs: [Self.audioOutput], limit: runLimit)
+        ], outputs: [Self.audioOutput], alone: alone)
         guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
         return try audio.floats()
     }

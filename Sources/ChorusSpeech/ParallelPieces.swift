@@ -1,8 +1,8 @@
 /// The model calls of one utterance, run up to `inFlight` at once ahead of the consumer and handed
 /// back in the order of their inputs.
 ///
-/// With `firstRunsAlone`, the first call runs alone, so the first audio is as early as with one call
-/// at a time when calls would share cores; when it is done (at once without it), the window fills,
+/// With `firstRunsAlone`, the first call runs alone, so the first audio is as early as the machine
+/// allows (the engine gives a call alone all its threads); when it is done (at once without it), the window fills,
 /// and each call handed back makes room for the next, so `inFlight` calls stay busy while the consumer
 /// writes or plays. The window may be wider than the calls the engine runs at once (its `RunLimit`):
 /// a call that ends before the one ahead of it is handed back then frees its core for a call already
@@ -30,7 +30,7 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     private let inFlight: Int
     private let firstRunsAlone: Bool
     private let nextInput: () throws -> Input?
-    private let run: @Sendable (Input) async throws -> Output
+    private let run: @Sendable (Input, Bool) async throws -> Output
     private var running: [(input: Input, task: Task<Output, Error>)] = []
     private var waiting: Input?
     private var inputsEnded = false
@@ -42,9 +42,11 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     ///   - firstRunsAlone: whether the first call runs before any other starts.
     ///   - nextInput: the next call's input, nil when there are no more; called from `next()` only,
     ///     one input ahead of the calls at most, so text is prepared (phonemized) as it is needed.
-    ///   - run: one model call.
+    ///   - run: one model call, told whether it runs alone: started while no other call of this
+    ///     utterance runs, and none will start beside it before it is handed back (the first with
+    ///     `firstRunsAlone`, a lone or last call), so it may take every thread of its engine.
     public init(inFlight: Int, firstRunsAlone: Bool = true, nextInput: @escaping () throws -> Input?,
-                run: @escaping @Sendable (Input) async throws -> Output) {
+                run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output) {
         precondition(inFlight > 0, "at least one call in flight")
         self.inFlight = inFlight
         self.firstRunsAlone = firstRunsAlone
@@ -52,11 +54,17 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         self.run = run
     }
 
+    /// Calls made by `run`, which is not told whether a call runs alone.
+    public convenience init(inFlight: Int, firstRunsAlone: Bool = true, nextInput: @escaping () throws -> Input?,
+                            run: @escaping @Sendable (_ input: Input) async throws -> Output) {
+        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, nextInput: nextInput) { input, _ in try await run(input) }
+    }
+
     /// Calls for `pieces` of text, each expanded by `inputs` into its calls (a piece may need several
     /// model calls, or none), expanded one piece at a time as the calls are needed.
     public convenience init<Piece>(
         inFlight: Int, firstRunsAlone: Bool = true, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
-        run: @escaping @Sendable (Input) async throws -> Output
+        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
         var nextPiece = 0
         var waiting: [Input] = []
@@ -71,13 +79,12 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     }
 
     /// Calls for `pieces` as an engine with `parallelism` runs them: `callsAhead` lined up, the first
-    /// alone when the calls would share cores.
+    /// alone.
     public convenience init<Piece>(
         parallelism: PieceParallelism, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
-        run: @escaping @Sendable (Input) async throws -> Output
+        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
-        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: parallelism.firstRunsAlone(),
-                  pieces: pieces, inputs: inputs, run: run)
+        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: true, pieces: pieces, inputs: inputs, run: run)
     }
 
     deinit {
@@ -127,8 +134,10 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     private func start(upTo limit: Int) throws {
         while running.count < limit, let input = try peek() {
             waiting = nil
+            // Alone: nothing else runs, and nothing will start beside it (the first alone, or the last).
+            let alone = try running.isEmpty && (limit == 1 || peek() == nil)
             let run = run
-            running.append((input, Task { try await run(input) }))
+            running.append((input, Task { try await run(input, alone) }))
         }
     }
 

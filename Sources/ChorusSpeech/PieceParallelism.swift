@@ -9,10 +9,10 @@ import Foundation
 /// each other, and spinning threads lose their core to other processes); two calls on one session
 /// were as fast as on two sessions, so the calls share the engine's one session; sentences batched
 /// along Piper's batch axis took 1.1x the time of concurrent calls (and pad the shorter ones), so
-/// pieces are not batched. The first piece of a text runs alone only when the calls in flight would
-/// share cores (`2x2` on 2 cores): with one core per call, a second call beside the first leaves the
-/// first as fast, and a first piece run alone on one thread left the other core idle (measured on the
-/// idle machine, Piper, 20 sentences, release build: see `firstRunsAlone`).
+/// pieces are not batched. A call that runs alone (the first piece of a text, a lone sentence) gets
+/// `threadsAlone` threads, on a session of its own when that is more than `threadsPerRun` (see
+/// `PieceSessions` in ChorusONNX): on one thread it left the other core idle and delayed the first
+/// audio.
 public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
     /// Model calls of one engine running at once.
     public var inFlight: Int
@@ -30,10 +30,10 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
     /// core instead of being started only when the consumer takes the earlier call's audio.
     public var callsAhead: Int { inFlight == 1 ? 1 : inFlight + 1 }
 
-    /// Whether the first piece of a text should run before any other starts: only when the calls in
-    /// flight need more threads than there are cores, so a second call would slow the first down.
-    public func firstRunsAlone(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Bool {
-        inFlight * threadsPerRun > max(1, cores)
+    /// Threads of a call that runs alone: the threads of every call in flight, as many as the cores
+    /// take (2x1 on 2 cores: 2; 2x2 on 2 cores: 2, the session's own), never fewer than `threadsPerRun`.
+    public func threadsAlone(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+        max(threadsPerRun, min(max(1, cores), inFlight * threadsPerRun))
     }
 
     /// Whether the session's threads may spin while they wait: not when several calls in flight share

@@ -172,6 +172,59 @@ private final class Shared: @unchecked Sendable {
         #expect(shared.get("after") == 1)
     }
 
+    /// A call that asks to run alone takes every place of an idle limit, so the others wait and then all
+    /// get in at once; while any place is held it takes one and runs beside the holder, told so.
+    @Test func aCallAloneTakesEveryPlaceOnlyWhenTheLimitIsIdle() async throws {
+        let executor = InferenceExecutor(threadCount: 4, name: "test.alone")
+        let limit = RunLimit(maximum: 2)
+        let shared = Shared()
+        let alone = Task {
+            try await executor.run(limit: limit, alone: true) { runsAlone in
+                _ = shared.add(runsAlone ? "alone" : "beside")
+                while shared.get("release") == 0 { usleep(1_000) }
+            }
+        }
+        await shared.wait("alone", atLeast: 1)
+        #expect(limit.active == 2)
+        // Two ordinary calls wait until the call alone ends, then run together: each waits (up to 10 s)
+        // until the other is in.
+        let others = (0..<2).map { _ in
+            Task {
+                try await executor.run(limit: limit) {
+                    _ = shared.add("in")
+                    for _ in 0..<10_000 where shared.get("in") < 2 { usleep(1_000) }
+                    _ = shared.add(shared.get("in") == 2 ? "together" : "apart")
+                    while shared.get("release") < 2 { usleep(1_000) }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(shared.get("in") == 0)
+        _ = shared.add("release")
+        try await alone.value
+        await shared.wait("together", atLeast: 2)
+        _ = shared.add("release")
+        for other in others { try await other.value }
+        #expect(shared.get("apart") == 0)
+        #expect(limit.active == 0)
+        // A place is held: a call asking to run alone takes the other one, at once, and is told it does not.
+        let holder = Task {
+            try await executor.run(limit: limit) {
+                _ = shared.add("holding")
+                while shared.get("release") < 3 { usleep(1_000) }
+            }
+        }
+        await shared.wait("holding", atLeast: 1)
+        #expect(try await executor.run(limit: limit, alone: true) { $0 } == false)
+        _ = shared.add("release")
+        try await holder.value
+        #expect(shared.get("beside") == 0)
+        #expect(limit.active == 0)
+        // Idle again: a call alone is told so; without a limit it is always alone.
+        #expect(try await executor.run(limit: limit, alone: true) { $0 })
+        #expect(try await executor.run(limit: nil, alone: true) { $0 })
+    }
+
     @Test func aPlaceHeldAcrossSeveralJobsKeepsOthersOut() async throws {
         let limit = RunLimit(maximum: 1)
         let shared = Shared()

@@ -103,6 +103,31 @@ private final class Inputs: @unchecked Sendable {
         #expect(watch.snapshot.most == 3)
     }
 
+    /// Which calls are told they run alone (and so may take every thread of the engine): those started
+    /// while no other call of the utterance runs and before none would start beside them.
+    @Test(arguments: [
+        (inFlight: 3, count: 6, firstRunsAlone: true, alone: [0]),
+        (inFlight: 2, count: 2, firstRunsAlone: true, alone: [0, 1]),
+        (inFlight: 2, count: 3, firstRunsAlone: false, alone: []),
+        (inFlight: 2, count: 1, firstRunsAlone: false, alone: [0]),
+        (inFlight: 1, count: 3, firstRunsAlone: true, alone: [0, 1, 2]),
+    ])
+    func callsAreToldWhenTheyRunAlone(inFlight: Int, count: Int, firstRunsAlone: Bool, alone: [Int]) async throws {
+        let told = CallWatch()
+        let inputs = Inputs(count: count)
+        let pieces = ParallelPieces(inFlight: inFlight, firstRunsAlone: firstRunsAlone, nextInput: inputs.next) {
+            (input: Int, runsAlone: Bool) async throws -> Int in
+            if runsAlone { told.begin(input) }
+            // Later calls end first, so a call told it runs alone while another runs would show.
+            try await Task.sleep(for: .milliseconds(5 * (count - input)))
+            return input
+        }
+        var seen: [Int] = []
+        while let piece = try await pieces.next() { seen.append(piece.input) }
+        #expect(seen == Array(0..<count))
+        #expect(told.snapshot.started.sorted() == alone)
+    }
+
     @Test func withoutTheFirstRunningAloneTheWindowFillsAtOnce() async throws {
         let watch = CallWatch()
         let inputs = Inputs(count: 4)
@@ -246,10 +271,12 @@ private final class Inputs: @unchecked Sendable {
         // One call more is started than runs at once, except with one call at a time.
         #expect(PieceParallelism(inFlight: 2, threadsPerRun: 1).callsAhead == 3)
         #expect(PieceParallelism(inFlight: 1, threadsPerRun: 2).callsAhead == 1)
-        // The first piece runs alone only when the calls in flight need more threads than there are cores.
-        #expect(!PieceParallelism(inFlight: 2, threadsPerRun: 1).firstRunsAlone(cores: 2))
-        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).firstRunsAlone(cores: 2))
-        #expect(!PieceParallelism(inFlight: 4, threadsPerRun: 2).firstRunsAlone(cores: 8))
+        // A call alone gets the threads of every call in flight, as many as there are cores.
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 1).threadsAlone(cores: 2) == 2)
+        #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).threadsAlone(cores: 2) == 2)
+        #expect(PieceParallelism(inFlight: 4, threadsPerRun: 2).threadsAlone(cores: 8) == 8)
+        #expect(PieceParallelism(inFlight: 1, threadsPerRun: 4).threadsAlone(cores: 2) == 4)
+        #expect(PieceParallelism(inFlight: 3, threadsPerRun: 1).threadsAlone(cores: 2) == 2)
         // Threads spin unless several calls in flight share several threads each.
         #expect(PieceParallelism(inFlight: 2, threadsPerRun: 2).allowsSpinning == false)
         #expect(PieceParallelism(inFlight: 2, threadsPerRun: 1).allowsSpinning == nil)

@@ -218,7 +218,10 @@ typedef struct OrtApi {
   OrtUnusedSlot unused131, unused132, unused133, unused134, unused135, unused136, unused137, unused138, unused139, unused140,
       unused141, unused142, unused143, unused144, unused145, unused146, unused147, unused148, unused149, unused150,
       unused151, unused152, unused153, unused154, unused155, unused156, unused157, unused158, unused159, unused160,
-      unused161, unused162, unused163, unused164, unused165, unused166, unused167, unused168, unused169, unused170,
+      unused161, unused162, unused163, unused164;
+  OrtStatusPtr (*_Nonnull AddRunConfigEntry)(OrtRunOptions *_Nonnull options, const char *_Nonnull config_key,
+                                             const char *_Nonnull config_value);                           // 165
+  OrtUnusedSlot unused166, unused167, unused168, unused169, unused170,
       unused171, unused172, unused173, unused174, unused175, unused176, unused177, unused178, unused179, unused180,
       unused181, unused182, unused183, unused184, unused185, unused186, unused187, unused188, unused189, unused190,
       unused191, unused192, unused193, unused194, unused195, unused196, unused197, unused198, unused199, unused200,

@@ -1,0 +1,82 @@
+import Foundation
+
+/// One model as an engine that runs pieces of text side by side uses it: a session for a call that runs
+/// alone, with every thread the engine has, and one whose fewer threads the calls in flight share.
+///
+/// A session's thread count is fixed when it is made, and neither count suits both uses: with two
+/// cores, two Kokoro calls of one thread each finished a pair of pieces in 9.84 s where one call with
+/// two threads took 5.5 s per piece (python onnxruntime 1.32, 280 ids), but a call left alone on a
+/// one-thread session leaves a core idle, which delayed the first audio of a stream and of a lone
+/// sentence (StreamingBench, 2x1: Kokoro's first audio 1332 ms against 1043 ms with two threads).
+///
+/// The session for calls that run alone is made at once; the shared one when a call first needs it
+/// (a one-sentence request never does). A call asks to run alone and does so only when nothing else
+/// of the engine runs or waits (it then takes every place of `limit`); else it takes one place and the
+/// shared session. The alone session gives its arena memory back after each run, so the model's two
+/// sessions do not each keep a large call's memory. With as many threads alone as shared, one session
+/// serves both.
+public final class PieceSessions: @unchecked Sendable {
+    /// The session of a call that runs alone.
+    public let alone: InferenceSession
+    /// The engine's calls at once: `inFlight` places, all of them taken by a call that runs alone.
+    public let limit: RunLimit
+    /// The options of the shared session, nil when `alone` is shared too.
+    private let sharedOptions: SessionOptions?
+    private let modelPath: String
+    private let optimizedModels: OptimizedModelCache?
+    private let lock = NSLock()
+    private var made: InferenceSession?
+
+    /// Loads the model at `modelPath` for `inFlight` calls at once of `threadsPerRun` threads each, and
+    /// a call alone of `threadsAlone` threads. `options` sets everything else; its own `intraOpThreads`
+    /// or `allowSpinning`, when set, win over these. `allowsSpinning` is for the shared session (a call
+    /// alone keeps the runtime's default). Graphs are optimised through `optimizedModels` (nil: in every
+    /// process).
+    public init(modelPath: String, options: SessionOptions, inFlight: Int, threadsPerRun: Int, threadsAlone: Int,
+                allowsSpinning: Bool?, optimizedModels: OptimizedModelCache?) throws {
+        self.modelPath = modelPath
+        self.optimizedModels = optimizedModels
+        limit = RunLimit(maximum: inFlight)
+        var shared = options
+        shared.intraOpThreads = options.intraOpThreads ?? threadsPerRun
+        shared.allowSpinning = options.allowSpinning ?? allowsSpinning
+        var alone = options
+        alone.intraOpThreads = options.intraOpThreads ?? max(threadsPerRun, threadsAlone)
+        if alone.intraOpThreads == shared.intraOpThreads {
+            alone = shared
+            sharedOptions = nil
+        } else {
+            alone.releasesArenaAfterRuns = true
+            sharedOptions = shared
+        }
+        self.alone = try Self.load(modelPath, options: alone, optimizedModels: optimizedModels)
+    }
+
+    /// Whether calls in flight have a session of their own, with fewer threads than `alone`.
+    public var hasSharedSession: Bool { sharedOptions != nil }
+
+    /// Runs the model on the executor (see `InferenceSession.run(_:outputs:limit:)`), alone when `alone`
+    /// is asked for and the engine is idle, else beside the engine's other calls.
+    public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool) async throws -> [String: Tensor] {
+        try await InferenceExecutor.shared.run(limit: limit, alone: alone) { runsAlone in
+            try (runsAlone ? self.alone : self.shared()).run(feeds, outputs: outputs)
+        }
+    }
+
+    /// The session calls in flight share, made on first use.
+    public func shared() throws -> InferenceSession {
+        guard let sharedOptions else { return alone }
+        return try lock.withLock {
+            if let made { return made }
+            let session = try Self.load(modelPath, options: sharedOptions, optimizedModels: optimizedModels)
+            made = session
+            return session
+        }
+    }
+
+    private static func load(_ modelPath: String, options: SessionOptions,
+                             optimizedModels: OptimizedModelCache?) throws -> InferenceSession {
+        try optimizedModels?.session(modelPath: modelPath, options: options)
+            ?? InferenceSession(modelPath: modelPath, options: options)
+    }
+}
