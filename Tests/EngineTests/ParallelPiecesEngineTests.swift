@@ -23,8 +23,8 @@ private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
 @Suite struct ParallelPiecesEngineTests {
     @Test func piperStandInChunksAreThoseOfOneCallAtATime() async throws {
         let model = StandIns.piper("piper_stand_in.onnx")
-        let one = try PiperSynthesizer(modelPath: model, parallelism: sequential)
-        let three = try PiperSynthesizer(modelPath: model, parallelism: sideBySide)
+        let one = try PiperSynthesizer(modelPath: model, parallelism: sequential, optimizedModels: nil)
+        let three = try PiperSynthesizer(modelPath: model, parallelism: sideBySide, optimizedModels: nil)
         let expected = try await chunks(of: one, manySentences)
         let got = try await chunks(of: three, manySentences)
         #expect(expected.count == 14)
@@ -37,8 +37,8 @@ private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
 
     @Test func kokoroStandInChunksAreThoseOfOneCallAtATime() async throws {
         let files = StandIns.kokoro("kokoro_stand_in.onnx")
-        let one = try KokoroSynthesizer(files: files, parallelism: sequential)
-        let three = try KokoroSynthesizer(files: files, parallelism: sideBySide)
+        let one = try KokoroSynthesizer(files: files, parallelism: sequential, optimizedModels: nil)
+        let three = try KokoroSynthesizer(files: files, parallelism: sideBySide, optimizedModels: nil)
         let expected = try await chunks(of: one, manySentences)
         let got = try await chunks(of: three, manySentences)
         let ids = try one.modelInputs(for: manySentences)
@@ -48,7 +48,8 @@ private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
     }
 
     @Test func aSingleSentenceRunsAsBefore() async throws {
-        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"), parallelism: sideBySide)
+        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"), parallelism: sideBySide,
+                                         optimizedModels: nil)
         let got = try await chunks(of: piper, "Just this.")
         #expect(got.count == 1)
         #expect(got[0].samples == (try piper.modelInputs(for: "Just this."))[0].map(Float.init))

@@ -6,6 +6,10 @@ import ChorusSpeech
 
 /// Tiny models with Kokoro's and Piper's inputs whose "audio" is the ids they are fed, one with the
 /// engine's output name and one with another (scripts/testdata/make_ort_test_models.py writes them).
+///
+/// Engines on them are made with `optimizedModels: nil`: the default cache is the user's
+/// `<models>/.optimized`, and these files sit in each checkout's build folder, copied anew by builds (a new
+/// path or time, so a new entry): tests left an entry there per checkout and build. `OptimizedModelEngineTests` tries the cache on them in a folder of its own.
 enum StandIns {
     static let folder = Bundle.module.url(forResource: "Models", withExtension: nil)!
 
@@ -26,13 +30,13 @@ enum StandIns {
         let expected = SpeechError.missingModelOutput(
             path: files.model.path, output: "audio", outputs: ["waveform"],
             remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
-        #expect(throws: expected) { try KokoroSynthesizer(files: files) }
+        #expect(throws: expected) { try KokoroSynthesizer(files: files, optimizedModels: nil) }
         #expect(expected.description == "Model file \(files.model.path) has no output named \"audio\" (its outputs: waveform). "
             + "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
     }
 
     @Test func kokoroReadsTheAudioOutput() async throws {
-        let kokoro = try KokoroSynthesizer(files: StandIns.kokoro("kokoro_stand_in.onnx"))
+        let kokoro = try KokoroSynthesizer(files: StandIns.kokoro("kokoro_stand_in.onnx"), optimizedModels: nil)
         #expect(kokoro.voices.map(\.id) == ["af_test"])
         let ids = try kokoro.modelInputs(for: "Hello there.")
         #expect(ids.count == 1 && ids[0].count > 3)
@@ -45,7 +49,7 @@ enum StandIns {
         defer { pack.remove() }
         var files = StandIns.kokoro("kokoro_stand_in.onnx")
         files.voices = pack.url
-        let kokoro = try KokoroSynthesizer(files: files)
+        let kokoro = try KokoroSynthesizer(files: files, optimizedModels: nil)
         #expect(kokoro.voices.map(\.id) == ["af_bad", "af_good"])
         #expect(try KokoroSynthesizer.installedVoices(files: files).map(\.id) == ["af_bad", "af_good"])
         await #expect(throws: pack.damagedError) {
@@ -61,12 +65,12 @@ enum StandIns {
         #expect(throws: SpeechError.missingModelOutput(
             path: model.path, output: "output", outputs: ["wav"],
             remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")) {
-            try PiperSynthesizer(modelPath: model)
+            try PiperSynthesizer(modelPath: model, optimizedModels: nil)
         }
     }
 
     @Test func piperReadsTheAudioOutput() async throws {
-        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"))
+        let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"), optimizedModels: nil)
         #expect(piper.voices.map(\.id) == ["piper_stand_in"])
         let ids = try piper.modelInputs(for: "Hello there.")
         #expect(ids.count == 1 && ids[0].count > 5)

@@ -24,7 +24,7 @@ private func samples(_ provider: SynthesizerProvider<PiperSynthesizer>, _ whole:
     /// by Piper's sentence silence but the last, whether it was spoken alone or in the joined request.
     @Test func piperStandInSpeaksEverySentenceOnceInOrder() async throws {
         let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"),
-                                         parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1))
+                                         parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1), optimizedModels: nil)
         let got = try await samples(SynthesizerProvider(synthesizer: piper), sentences.joined(separator: " ") + " ")
         let ids = try sentences.map { try piper.modelInputs(for: $0)[0].map(Float.init) }
         let silence = [Float](repeating: 0, count: Int(piper.sentenceSilence * Double(piper.sampleRate)))
