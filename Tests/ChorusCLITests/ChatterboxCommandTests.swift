@@ -20,6 +20,20 @@ import Testing
         return root
     }
 
+    /// Copies the generated speech encoder into the model folder under `root` and runs `chorus voice add
+    /// --engine chatterbox` on the encoder's clip as "kim"; returns the model folder.
+    static func addVoiceFromClip(in root: URL) async throws -> URL {
+        let folder = root.appendingPathComponent("chatterbox-fp32")
+        let encoder = resources.appendingPathComponent("encoder")
+        try FileManager.default.copyItem(at: encoder.appendingPathComponent("speech_encoder.onnx"),
+                                         to: folder.appendingPathComponent("speech_encoder.onnx"))
+        let added = try await ChorusProcess.running(["voice", "add", "--engine", "chatterbox", "--audio",
+                                                     encoder.appendingPathComponent("clip.wav").path, "--id", "kim",
+                                                     "--model", folder.path])
+        #expect(added.status == 0, "\(added.standardError)")
+        return folder
+    }
+
     @Test func speaksAndListsVoices() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -73,14 +87,7 @@ import Testing
     @Test func voiceAddEncodesAClip() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("chatterbox-fp32")
-        let encoder = Self.resources.appendingPathComponent("encoder")
-        try FileManager.default.copyItem(at: encoder.appendingPathComponent("speech_encoder.onnx"),
-                                         to: folder.appendingPathComponent("speech_encoder.onnx"))
-        let added = try await ChorusProcess.running(["voice", "add", "--engine", "chatterbox", "--audio",
-                                                     encoder.appendingPathComponent("clip.wav").path, "--id", "kim",
-                                                     "--model", folder.path])
-        #expect(added.status == 0, "\(added.standardError)")
+        let folder = try await Self.addVoiceFromClip(in: root)
         for name in ["audio_features", "audio_tokens", "speaker_embeddings", "speaker_features"] {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("voices/kim/\(name).npy").path))
         }
@@ -96,14 +103,7 @@ import Testing
     @Test func speaksWithAVoiceAddedFromAClip() async throws {
         let root = try Self.models()
         defer { try? FileManager.default.removeItem(at: root) }
-        let folder = root.appendingPathComponent("chatterbox-fp32")
-        let encoder = Self.resources.appendingPathComponent("encoder")
-        try FileManager.default.copyItem(at: encoder.appendingPathComponent("speech_encoder.onnx"),
-                                         to: folder.appendingPathComponent("speech_encoder.onnx"))
-        let added = try await ChorusProcess.running(["voice", "add", "--engine", "chatterbox", "--audio",
-                                                     encoder.appendingPathComponent("clip.wav").path, "--id", "kim",
-                                                     "--model", folder.path])
-        #expect(added.status == 0, "\(added.standardError)")
+        let folder = try await Self.addVoiceFromClip(in: root)
         let output = root.appendingPathComponent("kim.wav")
         let spoken = try await ChorusProcess.running(["speak", "--engine", "chatterbox", "--voice", "kim", "Hello world.",
                                                       "-o", output.path, "--sample-format", "float32"],
