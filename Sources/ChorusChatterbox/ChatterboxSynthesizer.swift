@@ -171,8 +171,7 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SpeechError.emptyText }
-                    guard request.speed == 1 else { throw SpeechError.invalidSpeed(request.speed) }
+                    try request.checkTextAndSpeed(speeds: 1...1)
                     let (voiceID, voice) = try conditioning(request.voice)
                     let stages = try await prepare()
                     let rate = sampleRate

@@ -285,10 +285,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                        throw SpeechError.emptyText
-                    }
-                    guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+                    try request.checkTextAndSpeed()
                     let (voice, voiceInstruction) = try conditioning(of: request.voice)
                     let instruction = mode == .crossLingual ? nil : voiceInstruction
                     let prompt: [Int]

@@ -147,8 +147,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
         /// Checks the request, cuts its text into pieces and lines up their calls.
         private func start() throws -> ParallelPieces<Call, [Float]> {
-            guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
-            guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+            try request.checkTextAndSpeed()
             let voice = try engine.voice(request.voice).id
             let engine = engine
             let speed = request.speed

@@ -108,8 +108,7 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    guard !request.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw SpeechError.emptyText }
-                    guard request.speed == 1 else { throw SpeechError.invalidSpeed(request.speed) }
+                    try request.checkTextAndSpeed(speeds: 1...1)
                     let voice = try neuTTSVoice(request.voice)
                     let (text, rate, streams) = (request.text, sampleRate, configuration.streams)
                     try await InferenceExecutor.shared.run(limit: runLimit) { [self] in

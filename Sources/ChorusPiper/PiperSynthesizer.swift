@@ -165,8 +165,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     private func validate(_ request: SynthesisRequest) throws {
-        guard request.text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
-        guard (0.5...2).contains(request.speed) else { throw SpeechError.invalidSpeed(request.speed) }
+        try request.checkTextAndSpeed()
         _ = try voice(request.voice)
     }
 

@@ -20,6 +20,17 @@ public struct SynthesisRequest: Sendable, Hashable {
     public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1) {
         self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed)
     }
+
+    /// The speaking rates engines with a rate control accept.
+    public static let speeds: ClosedRange<Float> = 0.5...2
+
+    /// The checks every engine makes before any work: `SpeechError.emptyText` for text that is only
+    /// whitespace, `SpeechError.invalidSpeed` for a speed outside `speeds` (`1...1` for an engine that
+    /// speaks at one pace).
+    public func checkTextAndSpeed(speeds: ClosedRange<Float> = SynthesisRequest.speeds) throws {
+        guard text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+        guard speeds.contains(speed) else { throw SpeechError.invalidSpeed(speed) }
+    }
 }
 
 /// Which voice a request speaks with.
