@@ -9,8 +9,9 @@ import Foundation
 /// one-thread session leaves a core idle, which delayed the first audio of a stream and of a lone
 /// sentence (StreamingBench, 2x1: Kokoro's first audio 1332 ms against 1043 ms with two threads).
 ///
-/// The session for calls that run alone is made at once; the shared one when a call first needs it
-/// (a one-sentence request never does). A call asks to run alone and does so only when nothing else
+/// The session for calls that run alone is made at once; the shared one when a request of several
+/// calls begins (`prepareShared`, on a thread of its own while the first call runs alone), or else
+/// when a call first needs it; a one-sentence request never does. A call asks to run alone and does so only when nothing else
 /// of the engine runs or waits (it then takes every place of `limit`); else it takes one place and the
 /// shared session. The alone session gives its arena memory back after each run, so the model's two
 /// sessions do not each keep a large call's memory. With as many threads alone as shared, one session
@@ -26,6 +27,7 @@ public final class PieceSessions: @unchecked Sendable {
     private let optimizedModels: OptimizedModelCache?
     private let lock = NSLock()
     private var made: InferenceSession?
+    private var preparing = false
 
     /// Loads the model at `modelPath` for `inFlight` calls at once of `threadsPerRun` threads each, and
     /// a call alone of `threadsAlone` threads. `options` sets everything else; its own `intraOpThreads`
@@ -63,7 +65,29 @@ public final class PieceSessions: @unchecked Sendable {
         }
     }
 
-    /// The session calls in flight share, made on first use.
+    /// Starts making the shared session on a thread of its own, unless it is made or being made; for a
+    /// request of several calls, whose first runs alone meanwhile. A failure is left for `shared()`
+    /// to meet again and throw.
+    public func prepareShared() {
+        guard sharedOptions != nil else { return }
+        let start: Bool = lock.withLock {
+            guard made == nil, !preparing else { return false }
+            preparing = true
+            return true
+        }
+        guard start else { return }
+        let thread = Thread { [self] in
+            _ = try? shared()
+            lock.withLock { preparing = false }
+        }
+        thread.name = "chorus.session"
+        thread.start()
+    }
+
+    /// Whether the shared session is made (or is `alone`).
+    var sharedIsMade: Bool { sharedOptions == nil || lock.withLock { made != nil } }
+
+    /// The session calls in flight share, made on first use (or waited for while `prepareShared` makes it).
     public func shared() throws -> InferenceSession {
         guard let sharedOptions else { return alone }
         return try lock.withLock {
