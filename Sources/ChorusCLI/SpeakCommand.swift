@@ -66,7 +66,8 @@ struct SpeakCommand: AsyncParsableCommand {
         try Self.checkWritable(destination, policy: outputPolicy)
 
         let synthesizer = try await engineOptions.load()
-        let request = SynthesisRequest(text: text, voiceID: voice, speed: speed)
+        // The file is heard only once it is all written: the whole text comes first.
+        let request = SynthesisRequest(text: text, voiceID: voice, speed: speed, priority: .wholeText)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose, let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
 

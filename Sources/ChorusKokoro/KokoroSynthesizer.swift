@@ -106,8 +106,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     }
 
     /// The audio of `request`, one model call per chunk, in order. The first call runs alone, with all the
-    /// engine's threads; then up to `parallelism.inFlight` calls run at once ahead of the consumer (see
-    /// `ParallelPieces`).
+    /// engine's threads (unless the request's priority is the whole text); then up to
+    /// `parallelism.inFlight` calls run at once ahead of the consumer (see `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let utterance = Utterance(engine: self, request: request)
@@ -152,7 +152,9 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let pieces = KokoroSynthesizer.pieces(of: request.text)
-            let calls = ParallelPieces<Call, [Float]>(parallelism: engine.parallelism, pieces: pieces) { piece in
+            let calls = ParallelPieces<Call, [Float]>(
+                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
+            ) { piece in
                 let calls = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
                 // Calls will run side by side after the first: their session is made while it runs.
                 if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }

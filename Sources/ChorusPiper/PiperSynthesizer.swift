@@ -103,7 +103,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
-    /// `sentenceSilence`. The first sentence runs alone, with all the engine's threads; then up to
+    /// `sentenceSilence`. The first sentence runs alone, with all the engine's threads
+    /// (unless the request's priority is the whole text); then up to
     /// `parallelism.inFlight` sentences run at once ahead of the consumer (see `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
@@ -153,7 +154,9 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let pieces = PiperSynthesizer.pieces(of: request.text)
-            let calls = ParallelPieces<Sentence, [Float]>(parallelism: engine.parallelism, pieces: pieces) { piece in
+            let calls = ParallelPieces<Sentence, [Float]>(
+                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
+            ) { piece in
                 let calls = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
                 // Calls will run side by side after the first: their session is made while it runs.
                 if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }

@@ -79,12 +79,13 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     }
 
     /// Calls for `pieces` as an engine with `parallelism` runs them: `callsAhead` lined up, the first
-    /// alone.
+    /// alone when the first audio comes first (`priority`).
     public convenience init<Piece>(
-        parallelism: PieceParallelism, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
-        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+        parallelism: PieceParallelism, priority: SynthesisRequest.Priority, pieces: [Piece],
+        inputs: @escaping (Piece) throws -> [Input], run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
-        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: true, pieces: pieces, inputs: inputs, run: run)
+        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: priority == .firstAudio, pieces: pieces,
+                  inputs: inputs, run: run)
     }
 
     deinit {

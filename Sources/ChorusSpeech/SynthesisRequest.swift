@@ -1,5 +1,14 @@
 /// What to say and how: the text, the voice, its language, and the speaking rate.
 public struct SynthesisRequest: Sendable, Hashable {
+    /// What should come soonest when the engine has a choice.
+    public enum Priority: Sendable, Hashable {
+        /// The first audio: speech heard as it is made (a stream, a response sent as it is made). An
+        /// engine that runs pieces side by side runs the first alone, with all its threads.
+        case firstAudio
+        /// The whole text: audio kept until it is all made (a file). Pieces run side by side from the first.
+        case wholeText
+    }
+
     public var text: String
     /// An installed voice's id or a voice made in memory (`ClonedVoice`); `nil` picks the engine's default voice.
     public var voice: VoiceReference?
@@ -8,17 +17,21 @@ public struct SynthesisRequest: Sendable, Hashable {
     public var language: String?
     /// Speaking rate, 1 being the voice's natural pace; engines accept 0.5 to 2.
     public var speed: Float
+    /// What should come soonest; the first audio unless the caller keeps the audio until it is all made.
+    public var priority: Priority
 
-    public init(text: String, voice: VoiceReference? = nil, language: String? = nil, speed: Float = 1) {
+    public init(text: String, voice: VoiceReference? = nil, language: String? = nil, speed: Float = 1,
+                priority: Priority = .firstAudio) {
         self.text = text
         self.voice = voice
         self.language = language
         self.speed = speed
+        self.priority = priority
     }
 
     /// A request for the installed voice `voiceID` (the default voice when `nil`).
-    public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1) {
-        self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed)
+    public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1, priority: Priority = .firstAudio) {
+        self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed, priority: priority)
     }
 
     /// The speaking rates engines with a rate control accept.

@@ -128,6 +128,23 @@ private final class Inputs: @unchecked Sendable {
         #expect(told.snapshot.started.sorted() == alone)
     }
 
+    /// An engine's request runs its first call alone when the first audio comes first, and side by side
+    /// with the next when the whole text does.
+    @Test(arguments: [(SynthesisRequest.Priority.firstAudio, [1]), (.wholeText, [])])
+    func theRequestsPriorityDecidesWhetherTheFirstCallRunsAlone(priority: SynthesisRequest.Priority, alone: [Int]) async throws {
+        let told = CallWatch()
+        let pieces = ParallelPieces(parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1), priority: priority,
+                                    pieces: [1, 2, 3], inputs: { [$0] }) { (input: Int, runsAlone: Bool) async throws -> Int in
+            if runsAlone { told.begin(input) }
+            try await Task.sleep(for: .milliseconds(5 * (4 - input)))
+            return input
+        }
+        var seen: [Int] = []
+        while let piece = try await pieces.next() { seen.append(piece.input) }
+        #expect(seen == [1, 2, 3])
+        #expect(told.snapshot.started == alone)
+    }
+
     @Test func withoutTheFirstRunningAloneTheWindowFillsAtOnce() async throws {
         let watch = CallWatch()
         let inputs = Inputs(count: 4)
