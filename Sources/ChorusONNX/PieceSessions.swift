@@ -11,7 +11,8 @@ import Foundation
 ///
 /// The session for calls that run alone is made at once; the shared one when a request of several
 /// calls begins (`prepareShared`, on a thread of its own while the first call runs alone), or else
-/// when a call first needs it; a one-sentence request never does. A call asks to run alone and does so only when nothing else
+/// when a call first needs it; a one-sentence request never does. While it is being made, one call
+/// beside others may borrow the session for calls alone. A call asks to run alone and does so only when nothing else
 /// of the engine runs or waits (it then takes every place of `limit`); else it takes one place and the
 /// shared session. The alone session gives its arena memory back after each run, so the model's two
 /// sessions do not each keep a large call's memory. With as many threads alone as shared, one session
@@ -25,9 +26,13 @@ public final class PieceSessions: @unchecked Sendable {
     private let sharedOptions: SessionOptions?
     private let modelPath: String
     private let optimizedModels: OptimizedModelCache?
+    /// Guards `made`, `preparing` and `aloneLent`; held only for a moment.
     private let lock = NSLock()
+    /// Held while the shared session is made, so it is made once.
+    private let making = NSLock()
     private var made: InferenceSession?
     private var preparing = false
+    private var aloneLent = false
 
     /// Loads the model at `modelPath` for `inFlight` calls at once of `threadsPerRun` threads each, and
     /// a call alone of `threadsAlone` threads. `options` sets everything else; its own `intraOpThreads`
@@ -59,10 +64,31 @@ public final class PieceSessions: @unchecked Sendable {
 
     /// Runs the model on the executor (see `InferenceSession.run(_:outputs:limit:)`), alone when `alone`
     /// is asked for and the engine is idle, else beside the engine's other calls.
+    ///
+    /// A call beside others while the shared session is still being made borrows the session for calls
+    /// alone, if no other call has it, rather than wait with a core idle: the first calls of a text
+    /// whose whole comes first (a file) would otherwise all wait for the shared session to be made.
     public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool) async throws -> [String: Tensor] {
         try await InferenceExecutor.shared.run(limit: limit, alone: alone) { runsAlone in
-            try (runsAlone ? self.alone : self.shared()).run(feeds, outputs: outputs)
+            if runsAlone { return try self.alone.run(feeds, outputs: outputs) }
+            guard self.borrowAlone() else { return try self.shared().run(feeds, outputs: outputs) }
+            defer { self.lock.withLock { self.aloneLent = false } }
+            return try self.alone.run(feeds, outputs: outputs)
         }
+    }
+
+    /// Lends the session for calls alone to a call beside others, when the shared one is not made yet
+    /// (and is then started) and no other call has borrowed it; a call alone never runs meanwhile, since
+    /// it holds every place of `limit`.
+    private func borrowAlone() -> Bool {
+        guard sharedOptions != nil else { return false }
+        let lent: Bool = lock.withLock {
+            guard made == nil, !aloneLent else { return false }
+            aloneLent = true
+            return true
+        }
+        if lent { prepareShared() }
+        return lent
     }
 
     /// Starts making the shared session on a thread of its own, unless it is made or being made; for a
@@ -90,10 +116,11 @@ public final class PieceSessions: @unchecked Sendable {
     /// The session calls in flight share, made on first use (or waited for while `prepareShared` makes it).
     public func shared() throws -> InferenceSession {
         guard let sharedOptions else { return alone }
-        return try lock.withLock {
-            if let made { return made }
+        if let made = lock.withLock({ made }) { return made }
+        return try making.withLock {
+            if let made = lock.withLock({ made }) { return made }
             let session = try Self.load(modelPath, options: sharedOptions, optimizedModels: optimizedModels)
-            made = session
+            lock.withLock { made = session }
             return session
         }
     }

@@ -45,6 +45,20 @@ import Testing
         #expect(try sessions.shared() === shared)
     }
 
+    @Test func aCallBesideOthersBorrowsTheSessionAloneWhileTheSharedOneIsMade() async throws {
+        let sessions = try Self.sessions(threadsPerRun: 1, threadsAlone: 2)
+        let x = try Tensor((0..<(64 * 256)).map { Float($0 % 89) / 89 }, shape: [64, 256])
+        // Three calls beside each other before the shared session exists: one borrows, the others wait for it.
+        let outputs = try await withThrowingTaskGroup(of: [Float].self) { group in
+            for _ in 0..<3 { group.addTask { try await sessions.run(["x": x], alone: false)["y"]!.array(of: Float.self) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(outputs).count == 1)
+        for _ in 0..<1_000 where !sessions.sharedIsMade { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(sessions.sharedIsMade)
+        #expect(sessions.limit.active == 0)
+    }
+
     @Test func asManyThreadsAloneAsSharedMakeOneSession() throws {
         let sessions = try Self.sessions(threadsPerRun: 2, threadsAlone: 2)
         #expect(!sessions.hasSharedSession)

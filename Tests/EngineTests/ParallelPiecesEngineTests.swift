@@ -61,7 +61,7 @@ private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
 struct KokoroParallelPiecesTests {
     /// Kokoro's graph draws nothing at random, so side by side is sample for sample what one call at a
     /// time gives on a session of the same threads: the first call, alone, runs on two threads, the
-    /// others on one (thread counts change how sums are split, so the two differ in the last bits).
+    /// others on one or two (thread counts change how sums are split, so the two differ in the last bits).
     @Test func realKokoroAudioIsBitExactSideBySide() async throws {
         let text = String(manySentences.prefix(700))
         let got = try await chunks(of: KokoroSynthesizer(parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1)), text)
@@ -70,8 +70,9 @@ struct KokoroParallelPiecesTests {
 }
 
 /// `got`, made side by side by `2x1` (one thread per call, the first call alone on as many as that split
-/// gives a call alone: two on 2 cores), holds the chunks one call at a time makes with one thread,
-/// except the first, which is the chunk made with the threads of a call alone.
+/// gives a call alone: two on 2 cores), holds the chunks one call at a time makes: the first as made
+/// with the threads of a call alone, each other one as made with one thread, or with the threads of a
+/// call alone when it borrowed that session while the shared one was being made.
 private func expectSameAsOneAtATime(_ got: [AudioChunk], text: String,
                                     engine: (PieceParallelism) throws -> any SpeechSynthesizer) async throws {
     let alone = PieceParallelism(inFlight: 2, threadsPerRun: 1).threadsAlone()
@@ -81,7 +82,10 @@ private func expectSameAsOneAtATime(_ got: [AudioChunk], text: String,
     #expect(got.map(\.text) == oneThread.map(\.text))
     guard got.count == oneThread.count, let first = got.first else { return }
     #expect(first.samples == twoThreads[0].samples)
-    #expect(got.dropFirst().map(\.samples) == oneThread.dropFirst().map(\.samples))
+    for index in got.indices.dropFirst() {
+        #expect(got[index].samples == oneThread[index].samples || got[index].samples == twoThreads[index].samples,
+                "chunk \(index) is neither call's audio")
+    }
     // How far apart the two thread counts are, so a change that is more than rounding shows.
     let difference = zip(oneThread[0].samples, twoThreads[0].samples).map { abs($0 - $1) }.max() ?? 0
     #expect(oneThread[0].samples.count == twoThreads[0].samples.count && difference < 1e-3)
