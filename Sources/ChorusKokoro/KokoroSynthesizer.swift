@@ -151,14 +151,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let voice = try engine.voice(request.voice).id
             let engine = engine
             let speed = request.speed
-            let pieces = KokoroSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Call, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
+                parallelism: engine.parallelism, priority: request.priority,
+                pieces: KokoroSynthesizer.pieces(of: request.text)
             ) { piece in
-                let calls = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
-                // Calls will run side by side after the first: their session is made while it runs.
-                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
-                return calls
+                try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
             } run: { call, alone in
                 try await engine.speak(ids: call.ids, voice: voice, speed: speed, alone: alone)
             }

@@ -9,29 +9,21 @@ import Foundation
 /// one-thread session leaves a core idle, which delayed the first audio of a stream and of a lone
 /// sentence (StreamingBench, 2x1: Kokoro's first audio 1332 ms against 1043 ms with two threads).
 ///
-/// The session for calls that run alone is made at once; the shared one when a request of several
-/// calls begins (`prepareShared`, on a thread of its own while the first call runs alone), or else
-/// when a call first needs it; a one-sentence request never does. While it is being made, one call
-/// beside others may borrow the session for calls alone. A call asks to run alone and does so only when nothing else
-/// of the engine runs or waits (it then takes every place of `limit`); else it takes one place and the
-/// shared session. The alone session gives its arena memory back after each run, so the model's two
-/// sessions do not each keep a large call's memory. With as many threads alone as shared, one session
-/// serves both.
+/// Both sessions are made when the engine loads, the shared one on a thread of its own while the
+/// other is made on the caller's, so on two cores loading takes about as long as one session. A call
+/// asks to run alone and does so only when nothing else of the engine runs or waits (it then takes
+/// every place of `limit`); else it takes one place and the shared session, or, while that is still
+/// being made, borrows the session for calls alone if no other call has it. The alone session gives
+/// its arena memory back after each run, so the two do not each keep a large call's memory. With as
+/// many threads alone as shared, one session serves both.
 public final class PieceSessions: @unchecked Sendable {
     /// The session of a call that runs alone.
     public let alone: InferenceSession
     /// The engine's calls at once: `inFlight` places, all of them taken by a call that runs alone.
     public let limit: RunLimit
-    /// The options of the shared session, nil when `alone` is shared too.
-    private let sharedOptions: SessionOptions?
-    private let modelPath: String
-    private let optimizedModels: OptimizedModelCache?
-    /// Guards `made`, `preparing` and `aloneLent`; held only for a moment.
+    /// The shared session's making; nil when `alone` is shared too.
+    private let maker: SessionMaker?
     private let lock = NSLock()
-    /// Held while the shared session is made, so it is made once.
-    private let making = NSLock()
-    private var made: InferenceSession?
-    private var preparing = false
     private var aloneLent = false
 
     /// Loads the model at `modelPath` for `inFlight` calls at once of `threadsPerRun` threads each, and
@@ -41,8 +33,6 @@ public final class PieceSessions: @unchecked Sendable {
     /// process).
     public init(modelPath: String, options: SessionOptions, inFlight: Int, threadsPerRun: Int, threadsAlone: Int,
                 allowsSpinning: Bool?, optimizedModels: OptimizedModelCache?) throws {
-        self.modelPath = modelPath
-        self.optimizedModels = optimizedModels
         limit = RunLimit(maximum: inFlight)
         var shared = options
         shared.intraOpThreads = options.intraOpThreads ?? threadsPerRun
@@ -51,23 +41,19 @@ public final class PieceSessions: @unchecked Sendable {
         alone.intraOpThreads = options.intraOpThreads ?? max(threadsPerRun, threadsAlone)
         if alone.intraOpThreads == shared.intraOpThreads {
             alone = shared
-            sharedOptions = nil
+            maker = nil
         } else {
             alone.releasesArenaAfterRuns = true
-            sharedOptions = shared
+            maker = SessionMaker(modelPath: modelPath, options: shared, optimizedModels: optimizedModels)
         }
         self.alone = try Self.load(modelPath, options: alone, optimizedModels: optimizedModels)
     }
 
     /// Whether calls in flight have a session of their own, with fewer threads than `alone`.
-    public var hasSharedSession: Bool { sharedOptions != nil }
+    public var hasSharedSession: Bool { maker != nil }
 
     /// Runs the model on the executor (see `InferenceSession.run(_:outputs:limit:)`), alone when `alone`
     /// is asked for and the engine is idle, else beside the engine's other calls.
-    ///
-    /// A call beside others while the shared session is still being made borrows the session for calls
-    /// alone, if no other call has it, rather than wait with a core idle: the first calls of a text
-    /// whose whole comes first (a file) would otherwise all wait for the shared session to be made.
     public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool) async throws -> [String: Tensor] {
         try await InferenceExecutor.shared.run(limit: limit, alone: alone) { runsAlone in
             if runsAlone { return try self.alone.run(feeds, outputs: outputs) }
@@ -77,57 +63,64 @@ public final class PieceSessions: @unchecked Sendable {
         }
     }
 
-    /// Lends the session for calls alone to a call beside others, when the shared one is not made yet
-    /// (and is then started) and no other call has borrowed it; a call alone never runs meanwhile, since
-    /// it holds every place of `limit`.
+    /// Lends the session for calls alone to a call beside others while the shared one is being made,
+    /// when no other call has borrowed it; a call alone never runs meanwhile, since it holds every
+    /// place of `limit`.
     private func borrowAlone() -> Bool {
-        guard sharedOptions != nil else { return false }
-        let lent: Bool = lock.withLock {
-            guard made == nil, !aloneLent else { return false }
+        guard let maker, !maker.isMade else { return false }
+        return lock.withLock {
+            guard !aloneLent else { return false }
             aloneLent = true
             return true
         }
-        if lent { prepareShared() }
-        return lent
     }
 
-    /// Starts making the shared session on a thread of its own, unless it is made or being made; for a
-    /// request of several calls, whose first runs alone meanwhile. A failure is left for `shared()`
-    /// to meet again and throw.
-    public func prepareShared() {
-        guard sharedOptions != nil else { return }
-        let start: Bool = lock.withLock {
-            guard made == nil, !preparing else { return false }
-            preparing = true
-            return true
-        }
-        guard start else { return }
-        let thread = Thread { [self] in
-            _ = try? shared()
-            lock.withLock { preparing = false }
-        }
+    /// Whether the shared session is made (or is `alone`).
+    var sharedIsMade: Bool { maker?.isMade ?? true }
+
+    /// The session calls in flight share, waited for while it is being made; a failed making is tried
+    /// again here and its error thrown.
+    public func shared() throws -> InferenceSession {
+        try maker?.session() ?? alone
+    }
+
+    static func load(_ modelPath: String, options: SessionOptions,
+                     optimizedModels: OptimizedModelCache?) throws -> InferenceSession {
+        try optimizedModels?.session(modelPath: modelPath, options: options)
+            ?? InferenceSession(modelPath: modelPath, options: options)
+    }
+}
+
+/// A session made on a thread of its own from the moment this is made, and handed out once ready.
+private final class SessionMaker: @unchecked Sendable {
+    private let modelPath: String
+    private let options: SessionOptions
+    private let optimizedModels: OptimizedModelCache?
+    /// Guards `made`; held only for a moment.
+    private let lock = NSLock()
+    /// Held while the session is made, so it is made once.
+    private let making = NSLock()
+    private var made: InferenceSession?
+
+    init(modelPath: String, options: SessionOptions, optimizedModels: OptimizedModelCache?) {
+        self.modelPath = modelPath
+        self.options = options
+        self.optimizedModels = optimizedModels
+        let thread = Thread { [self] in _ = try? session() }
         thread.name = "chorus.session"
         thread.start()
     }
 
-    /// Whether the shared session is made (or is `alone`).
-    var sharedIsMade: Bool { sharedOptions == nil || lock.withLock { made != nil } }
+    var isMade: Bool { lock.withLock { made != nil } }
 
-    /// The session calls in flight share, made on first use (or waited for while `prepareShared` makes it).
-    public func shared() throws -> InferenceSession {
-        guard let sharedOptions else { return alone }
+    /// The session, made here if the thread has not made it (or failed to).
+    func session() throws -> InferenceSession {
         if let made = lock.withLock({ made }) { return made }
         return try making.withLock {
             if let made = lock.withLock({ made }) { return made }
-            let session = try Self.load(modelPath, options: sharedOptions, optimizedModels: optimizedModels)
+            let session = try PieceSessions.load(modelPath, options: options, optimizedModels: optimizedModels)
             lock.withLock { made = session }
             return session
         }
-    }
-
-    private static func load(_ modelPath: String, options: SessionOptions,
-                             optimizedModels: OptimizedModelCache?) throws -> InferenceSession {
-        try optimizedModels?.session(modelPath: modelPath, options: options)
-            ?? InferenceSession(modelPath: modelPath, options: options)
     }
 }

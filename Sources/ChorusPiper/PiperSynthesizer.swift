@@ -153,14 +153,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             try engine.validate(request)
             let engine = engine
             let speed = request.speed
-            let pieces = PiperSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Sentence, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
+                parallelism: engine.parallelism, priority: request.priority,
+                pieces: PiperSynthesizer.pieces(of: request.text)
             ) { piece in
-                let calls = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
-                // Calls will run side by side after the first: their session is made while it runs.
-                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
-                return calls
+                try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
             } run: { sentence, alone in
                 try await engine.speak(ids: sentence.ids, speed: speed, alone: alone)
             }
