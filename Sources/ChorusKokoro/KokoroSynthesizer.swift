@@ -151,11 +151,14 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let voice = try engine.voice(request.voice).id
             let engine = engine
             let speed = request.speed
+            let pieces = KokoroSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Call, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority,
-                pieces: KokoroSynthesizer.pieces(of: request.text)
+                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
             ) { piece in
-                try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
+                let calls = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
+                // Calls after the first will run side by side: their session is made meanwhile.
+                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
+                return calls
             } run: { call, alone in
                 try await engine.speak(ids: call.ids, voice: voice, speed: speed, alone: alone)
             }

@@ -153,11 +153,14 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             try engine.validate(request)
             let engine = engine
             let speed = request.speed
+            let pieces = PiperSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Sentence, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority,
-                pieces: PiperSynthesizer.pieces(of: request.text)
+                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
             ) { piece in
-                try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
+                let calls = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
+                // Calls after the first will run side by side: their session is made meanwhile.
+                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
+                return calls
             } run: { sentence, alone in
                 try await engine.speak(ids: sentence.ids, speed: speed, alone: alone)
             }
