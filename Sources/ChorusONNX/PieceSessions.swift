@@ -14,8 +14,10 @@ import Foundation
 /// while the request's first call runs. Making both at load took Piper's one sentence from 0.27 s to
 /// 0.33 s (0.35 s to 0.55 s of CPU) and saved 0.1 s of a 20-sentence file (`chorus speak`, release
 /// build, idle). A call asks to run alone and does so only when nothing else of the engine runs or
-/// waits (it then takes every place of `limit`); else it takes one place and the shared session, or,
-/// while that is still being made, borrows the session for calls alone if no other call has it. The alone session gives
+/// waits (it then takes every place of `limit`); else it takes one place and the shared session,
+/// waiting for it while it is being made. (Lending the session for calls alone meanwhile was tried: a
+/// Kokoro call lent it ran its whole piece on two threads beside a one-thread call, three threads on
+/// two cores, and a 20-sentence file took 54.5 s of CPU instead of 51.) The alone session gives
 /// its arena memory back after each run, so the two do not each keep a large call's memory. With as
 /// many threads alone as shared, one session serves both.
 public final class PieceSessions: @unchecked Sendable {
@@ -25,8 +27,6 @@ public final class PieceSessions: @unchecked Sendable {
     public let limit: RunLimit
     /// The shared session's making; nil when `alone` is shared too.
     private let maker: SessionMaker?
-    private let lock = NSLock()
-    private var aloneLent = false
 
     /// Loads the model at `modelPath` for `inFlight` calls at once of `threadsPerRun` threads each, and
     /// a call alone of `threadsAlone` threads. `options` sets everything else; its own `intraOpThreads`
@@ -64,25 +64,8 @@ public final class PieceSessions: @unchecked Sendable {
     /// is asked for and the engine is idle, else beside the engine's other calls.
     public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool) async throws -> [String: Tensor] {
         try await InferenceExecutor.shared.run(limit: limit, alone: alone) { runsAlone in
-            if runsAlone { return try self.alone.run(feeds, outputs: outputs) }
-            guard self.borrowAlone() else { return try self.shared().run(feeds, outputs: outputs) }
-            defer { self.lock.withLock { self.aloneLent = false } }
-            return try self.alone.run(feeds, outputs: outputs)
+            try (runsAlone ? self.alone : self.shared()).run(feeds, outputs: outputs)
         }
-    }
-
-    /// Lends the session for calls alone to a call beside others while the shared one is being made
-    /// (starting that, if nothing has), when no other call has borrowed it; a call alone never runs
-    /// meanwhile, since it holds every place of `limit`.
-    private func borrowAlone() -> Bool {
-        guard let maker, !maker.isMade else { return false }
-        let lent: Bool = lock.withLock {
-            guard !aloneLent else { return false }
-            aloneLent = true
-            return true
-        }
-        if lent { maker.start() }
-        return lent
     }
 
     /// Whether the shared session is made (or is `alone`).

@@ -43,10 +43,10 @@ import Testing
         #expect(try sessions.shared() === sessions.shared())
     }
 
-    @Test func aCallBesideOthersBorrowsTheSessionAloneWhileTheSharedOneIsMade() async throws {
+    @Test func callsBesideOthersWaitForTheSharedSessionWhileItIsMade() async throws {
         let sessions = try Self.sessions(threadsPerRun: 1, threadsAlone: 2)
         let x = try Tensor((0..<(64 * 256)).map { Float($0 % 89) / 89 }, shape: [64, 256])
-        // Three calls beside each other before the shared session exists: one borrows, the others wait for it.
+        // Three calls beside each other before the shared session exists: each waits for it (or makes it).
         let outputs = try await withThrowingTaskGroup(of: [Float].self) { group in
             for _ in 0..<3 { group.addTask { try await sessions.run(["x": x], alone: false)["y"]!.array(of: Float.self) } }
             return try await group.reduce(into: []) { $0.append($1) }
