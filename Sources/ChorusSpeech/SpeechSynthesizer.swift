@@ -42,8 +42,11 @@ extension SpeechSynthesizer {
     public var piecesInFlight: Int { 1 }
     public var sentenceSilence: Double { 0 }
 
-    /// The whole utterance as one buffer.
+    /// The whole utterance as one buffer. Nothing of it is heard before it is all made, so the request
+    /// is made with the whole text as its priority (`SynthesisRequest.Priority.wholeText`).
     public func synthesize(_ request: SynthesisRequest) async throws -> [Float] {
+        var request = request
+        request.priority = .wholeText
         var samples: [Float] = []
         for try await chunk in stream(request) {
             samples.append(contentsOf: chunk.samples)

@@ -27,7 +27,30 @@ private struct WordCounter: SpeechSynthesizer {
     }
 }
 
+/// An engine that says, as one sample, whether its request put the whole text first (1) or not (0).
+private struct PriorityTeller: SpeechSynthesizer {
+    let engineName = "priority"
+    let sampleRate = 100
+    let voices = [Voice(id: "one", engine: "priority", language: "en", gender: .unknown)]
+
+    func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
+        let sample: Float = request.priority == .wholeText ? 1 : 0
+        return AsyncThrowingStream { continuation in
+            continuation.yield(AudioChunk(samples: [sample], sampleRate: sampleRate, text: request.text))
+            continuation.finish()
+        }
+    }
+}
+
 @Suite struct SpeechSynthesizerTests {
+    /// Nothing of `synthesize`'s audio is heard before it is all made, so it asks for the whole text first.
+    @Test func synthesizePutsTheWholeTextFirst() async throws {
+        #expect(try await PriorityTeller().synthesize(SynthesisRequest(text: "a")) == [1])
+        var streamed: [Float] = []
+        for try await chunk in PriorityTeller().stream(SynthesisRequest(text: "a")) { streamed += chunk.samples }
+        #expect(streamed == [0])
+    }
+
     @Test func synthesizeJoinsTheChunksInOrder() async throws {
         let samples = try await WordCounter().synthesize(SynthesisRequest(text: "ab c def"))
         #expect(samples == [0, 0, 1, 2, 2, 2])
