@@ -151,15 +151,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let voice = try engine.voice(request.voice).id
             let engine = engine
             let speed = request.speed
-            let pieces = KokoroSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Call, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
-            ) { piece in
-                let calls = try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) }
+                parallelism: engine.parallelism, priority: request.priority, pieces: KokoroSynthesizer.pieces(of: request.text),
+                inputs: { piece in try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) } },
                 // Calls after the first will run side by side: their session is made meanwhile.
-                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
-                return calls
-            } run: { call, alone in
+                severalCalls: engine.sessions.prepareShared
+            ) { call, alone in
                 try await engine.speak(ids: call.ids, voice: voice, speed: speed, alone: alone)
             }
             self.calls = calls
@@ -235,7 +232,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
     /// One model call: `[0] + ids + [0]`, the style row for this length, the speed; `alone` when no other
     /// call of the request runs beside it.
-    func speak(ids: [Int64], voice: String, speed: Float, alone: Bool = false) async throws -> [Float] {
+    func speak(ids: [Int64], voice: String, speed: Float, alone: Bool) async throws -> [Float] {
         let tokens = [0] + ids + [0]
         let outputs = try await sessions.run([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),

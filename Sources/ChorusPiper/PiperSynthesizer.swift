@@ -153,15 +153,12 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             try engine.validate(request)
             let engine = engine
             let speed = request.speed
-            let pieces = PiperSynthesizer.pieces(of: request.text)
             let calls = ParallelPieces<Sentence, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: pieces
-            ) { piece in
-                let calls = try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) }
+                parallelism: engine.parallelism, priority: request.priority, pieces: PiperSynthesizer.pieces(of: request.text),
+                inputs: { piece in try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) } },
                 // Calls after the first will run side by side: their session is made meanwhile.
-                if pieces.count > 1 || calls.count > 1 { engine.sessions.prepareShared() }
-                return calls
-            } run: { sentence, alone in
+                severalCalls: engine.sessions.prepareShared
+            ) { sentence, alone in
                 try await engine.speak(ids: sentence.ids, speed: speed, alone: alone)
             }
             self.calls = calls
@@ -192,7 +189,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
 
     /// One model call: a sentence's framed ids to samples; `alone` when no other call of the request
     /// runs beside it.
-    func speak(ids: [Int64], speed: Float, alone: Bool = false) async throws -> [Float] {
+    func speak(ids: [Int64], speed: Float, alone: Bool) async throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
         let outputs = try await sessions.run([
             "input": Tensor(ids, shape: [1, ids.count]),

@@ -61,20 +61,29 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     }
 
     /// Calls for `pieces` of text, each expanded by `inputs` into its calls (a piece may need several
-    /// model calls, or none), expanded one piece at a time as the calls are needed.
+    /// model calls, or none), expanded one piece at a time as the calls are needed. `severalCalls` is
+    /// called once, when the first call's input is made and more follow (another call of its piece, or
+    /// another piece), before that call starts: what calls side by side need can be readied meanwhile.
     public convenience init<Piece>(
         inFlight: Int, firstRunsAlone: Bool = true, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
-        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+        severalCalls: @escaping () -> Void = {}, run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
         var nextPiece = 0
         var waiting: [Input] = []
+        var first = true
         self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, nextInput: {
             while waiting.isEmpty, nextPiece < pieces.count {
                 let piece = pieces[nextPiece]
                 nextPiece += 1
                 waiting = try inputs(piece)
             }
-            return waiting.isEmpty ? nil : waiting.removeFirst()
+            guard !waiting.isEmpty else { return nil }
+            let input = waiting.removeFirst()
+            if first {
+                first = false
+                if !waiting.isEmpty || nextPiece < pieces.count { severalCalls() }
+            }
+            return input
         }, run: run)
     }
 
@@ -82,10 +91,11 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// alone when the first audio comes first (`priority`).
     public convenience init<Piece>(
         parallelism: PieceParallelism, priority: SynthesisRequest.Priority, pieces: [Piece],
-        inputs: @escaping (Piece) throws -> [Input], run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+        inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
+        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
         self.init(inFlight: parallelism.callsAhead, firstRunsAlone: priority == .firstAudio, pieces: pieces,
-                  inputs: inputs, run: run)
+                  inputs: inputs, severalCalls: severalCalls, run: run)
     }
 
     deinit {

@@ -145,6 +145,23 @@ private final class Inputs: @unchecked Sendable {
         #expect(told.snapshot.started == alone)
     }
 
+    /// `severalCalls` is called once, before the first call starts, exactly when more calls follow it.
+    @Test(arguments: [([1], 1, false), ([1, 2], 1, true), ([1], 2, true), ([1, 2, 3], 2, true)])
+    func severalCallsIsToldBeforeTheFirstCallStarts(pieces: [Int], callsPerPiece: Int, several: Bool) async throws {
+        let told = CallWatch()
+        let calls = ParallelPieces(inFlight: 2, pieces: pieces, inputs: { Array(repeating: $0, count: callsPerPiece) },
+                                   severalCalls: { told.begin(-1) }) { (input: Int, _: Bool) async throws -> Int in
+            told.begin(input)
+            return input
+        }
+        var seen: [Int] = []
+        while let piece = try await calls.next() { seen.append(piece.input) }
+        #expect(seen == pieces.flatMap { Array(repeating: $0, count: callsPerPiece) })
+        let started = told.snapshot.started
+        #expect(started.filter { $0 == -1 }.count == (several ? 1 : 0))
+        if several { #expect(started.first == -1) }
+    }
+
     @Test func withoutTheFirstRunningAloneTheWindowFillsAtOnce() async throws {
         let watch = CallWatch()
         let inputs = Inputs(count: 4)
