@@ -12,6 +12,9 @@ import ZIPFoundation
 /// voice alone. A damaged array fails the calls that ask for that voice, not the others.
 final class KokoroVoicePack: Sendable {
     static let styleWidth = 256
+    /// The most bytes a voice's array may take when read, 16 MB: about 32 times a real voice (510 x 256
+    /// float32, 0.5 MB), so a damaged or crafted archive cannot make a call read gigabytes into memory.
+    static let maximumVoiceBytes = 16 << 20
 
     /// The `.npz` file the voices are read from.
     let url: URL
@@ -70,10 +73,21 @@ final class KokoroVoicePack: Sendable {
             .invalidModelFile(path: url.path, reason: "voice \(voice) (\(entry.path)) \(problem); the other voices can still "
                 + "be used, and `chorus models verify kokoro` checks the installed file")
         }
+        struct TooLarge: Error {}
         var bytes = Data()
+        let checksum: CRC32?
+        do {
+            checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+                guard bytes.count + chunk.count <= Self.maximumVoiceBytes else { throw TooLarge() }
+                bytes.append(chunk)
+            }
+        } catch is TooLarge {
+            throw damaged("is larger than \(Self.maximumVoiceBytes >> 20) MB, far more than a voice's 0.5 MB")
+        } catch {
+            checksum = nil
+        }
         // ZIPFoundation returns the CRC-32 of what it read but does not compare it with the entry's.
-        guard let checksum = try? archive.extract(entry, skipCRC32: false, consumer: { bytes.append($0) }),
-              checksum == entry.checksum else {
+        guard let checksum, checksum == entry.checksum else {
             throw damaged("is damaged: it cannot be read back as the archive stored it")
         }
         let values: [Float]

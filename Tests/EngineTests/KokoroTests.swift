@@ -76,6 +76,26 @@ import ZIPFoundation
         #expect(throws: pack.damagedError) { try voices.style(voice: "af_bad", idCount: 1) }
     }
 
+    /// A voice whose array is far larger than a voice is stopped while it is read, with its own sentence.
+    @Test func anOversizedVoiceIsRefusedWhileItIsRead() throws {
+        let rows = KokoroVoicePack.maximumVoiceBytes / (4 * KokoroVoicePack.styleWidth) + 1
+        let bytes = try NPYFile(rows: [[Float]](repeating: [Float](repeating: 0, count: KokoroVoicePack.styleWidth), count: rows)).encoded()
+        let archive = try Archive(data: Data(), accessMode: .create)
+        try archive.addEntry(with: "af_huge.npy", type: .file, uncompressedSize: Int64(bytes.count)) { position, size in
+            bytes.subdata(in: Int(position)..<(Int(position) + size))
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-voices-\(UUID()).npz")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try #require(archive.data).write(to: url)
+        let voices = try KokoroVoicePack(contentsOf: url)
+        #expect(voices.names == ["af_huge"])
+        #expect(throws: SpeechError.invalidModelFile(
+            path: url.path, reason: "voice af_huge (af_huge.npy) is larger than 16 MB, far more than a voice's 0.5 MB; the other "
+                + "voices can still be used, and `chorus models verify kokoro` checks the installed file")) {
+            try voices.style(voice: "af_huge", idCount: 1)
+        }
+    }
+
     @Test func missingModelNamesTheFileAndTheFix() {
         let folder = URL(fileURLWithPath: "/nonexistent/kokoro")
         do {
