@@ -14,6 +14,13 @@ import Foundation
 /// (`StagedFile`), so a killed process never leaves half a file under an entry's name; an entry the
 /// runtime cannot load is removed and made again. Where the cache cannot be written (a read-only
 /// store, a full disk), the model loads as it would without one.
+///
+/// Beside each entry, `<entry>.source` names the model it was made from, so the folder cannot grow
+/// without bound: writing an entry also removes every entry whose model file is gone (a voice loaded
+/// once from a temporary folder, a deleted or moved model), and every entry with no such note (written
+/// before entries named their model, and not loaded since: loading an entry writes its note). Without
+/// this, a benchmark loading a temporary copy of a voice left a 63 MB entry per run: ten of them
+/// (631 MB) were found in one store.
 public struct OptimizedModelCache: Sendable, Equatable {
     /// The folder holding the entries.
     public let folder: URL
@@ -48,13 +55,18 @@ public struct OptimizedModelCache: Sendable, Equatable {
             var saved = options
             saved.optimizationLevel = .disabled
             if let session = try? InferenceSession(file: entry.path, modelPath: modelPath, options: saved, runtime: runtime) {
+                if !FileManager.default.fileExists(atPath: Self.source(of: entry).path) {
+                    try? Self.writeSource(of: entry, modelPath: modelPath)
+                }
                 return session
             }
             // Not loadable (damaged, or written by a runtime that reads it differently): made again below.
-            try? FileManager.default.removeItem(at: entry)
+            Self.remove(entry)
         }
 
+        // The note is written first, so an entry is never in place without one (which would get it removed).
         guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil,
+              (try? Self.writeSource(of: entry, modelPath: modelPath)) != nil,
               let staged = try? StagedFile(destination: entry)
         else { return try InferenceSession(modelPath: modelPath, options: options, runtime: runtime) }
         var saving = options
@@ -66,13 +78,15 @@ public struct OptimizedModelCache: Sendable, Equatable {
             // Whether the model or the writing failed, the model is loaded as without a cache: a model
             // error is reported as it would be, and a failed write costs nothing more next time than now.
             staged.discard()
+            try? FileManager.default.removeItem(at: Self.source(of: entry))
             return try InferenceSession(modelPath: modelPath, options: options, runtime: runtime)
         }
         do {
             try staged.commit()
-            removeEntries(ofModel: modelPath, except: entry)
+            removeStaleEntries(keeping: entry, modelPath: modelPath)
         } catch {
             staged.discard()
+            try? FileManager.default.removeItem(at: Self.source(of: entry))
         }
         return session
     }
@@ -103,12 +117,44 @@ public struct OptimizedModelCache: Sendable, Equatable {
         "\(model.deletingPathExtension().lastPathComponent)-\(hash(model.path).prefix(8))-"
     }
 
-    /// Removes the entries of `modelPath` other than `current`: those of an older model file or runtime.
-    private func removeEntries(ofModel modelPath: String, except current: URL) {
+    /// The note beside `entry` naming its model.
+    static func source(of entry: URL) -> URL {
+        entry.appendingPathExtension("source")
+    }
+
+    private static func writeSource(of entry: URL, modelPath: String) throws {
+        let model = URL(fileURLWithPath: modelPath).standardizedFileURL.path
+        try Data((model + "\n").utf8).write(to: source(of: entry), options: .atomic)
+    }
+
+    /// Removes an entry and its note.
+    private static func remove(_ entry: URL) {
+        try? FileManager.default.removeItem(at: entry)
+        try? FileManager.default.removeItem(at: source(of: entry))
+    }
+
+    /// Removes, besides `current` (just written for `modelPath`): the model's other entries (an older
+    /// model file or runtime), entries whose model file is gone, and entries without a note. A note
+    /// left alone (its entry removed by hand, or its process killed between the two) is removed once a
+    /// day old, so one just written for an entry about to be put in place stays.
+    private func removeStaleEntries(keeping current: URL, modelPath: String) {
         let prefix = Self.prefix(of: URL(fileURLWithPath: modelPath).standardizedFileURL)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".onnx") && name != current.lastPathComponent {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        let present = Set(names)
+        for name in names where name != current.lastPathComponent {
+            let file = folder.appendingPathComponent(name)
+            if name.hasSuffix(".onnx") {
+                let note = Self.source(of: file)
+                let model = present.contains(note.lastPathComponent)
+                    ? (try? String(contentsOf: note, encoding: .utf8))?.trimmingCharacters(in: .newlines) : nil
+                if name.hasPrefix(prefix) || model.map({ !FileManager.default.fileExists(atPath: $0) }) ?? true {
+                    Self.remove(file)
+                }
+            } else if name.hasSuffix(".onnx.source"), !present.contains(String(name.dropLast(".source".count))),
+                      let written = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
+                      written < Date(timeIntervalSinceNow: -86_400) {
+                try? FileManager.default.removeItem(at: file)
+            }
         }
     }
 

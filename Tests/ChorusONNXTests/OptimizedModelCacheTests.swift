@@ -59,7 +59,7 @@ private final class Scratch {
         let first = try cache.session(modelPath: model)
         let entry = try cache.entry(forModel: model, options: SessionOptions(), runtime: OnnxRuntime.shared())
         #expect(first.file == model)
-        #expect(scratch.entries == [entry.lastPathComponent])
+        #expect(scratch.entries == [entry.lastPathComponent, entry.lastPathComponent + ".source"])
         let second = try cache.session(modelPath: model)
         #expect(second.file == entry.path)
         #expect(second.modelPath == model)
@@ -78,7 +78,7 @@ private final class Scratch {
         try Data("not a model".utf8).write(to: entry)
         let session = try cache.session(modelPath: model)
         #expect(session.file == model)
-        #expect(scratch.entries == [entry.lastPathComponent])
+        #expect(scratch.entries == [entry.lastPathComponent, entry.lastPathComponent + ".source"])
         #expect(try Data(contentsOf: entry) != Data("not a model".utf8))
         #expect(try cache.session(modelPath: model).file == entry.path)
     }
@@ -91,7 +91,66 @@ private final class Scratch {
         let old = scratch.entries
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000)], ofItemAtPath: model)
         #expect(try cache.session(modelPath: model).file == model)
-        #expect(scratch.entries.count == 1 && scratch.entries != old)
+        #expect(scratch.entries.count == 2 && scratch.entries != old)
+    }
+
+    @Test func eachEntryNamesItsModel() throws {
+        let scratch = try Scratch()
+        let model = try scratch.model("slow_chain")
+        _ = try scratch.cache.session(modelPath: model)
+        let entry = try scratch.cache.entry(forModel: model, options: SessionOptions(), runtime: OnnxRuntime.shared())
+        #expect(scratch.entries == [entry.lastPathComponent, entry.lastPathComponent + ".source"])
+        #expect(try String(contentsOf: OptimizedModelCache.source(of: entry), encoding: .utf8) == model + "\n")
+    }
+
+    /// The entries of a model loaded once from a folder since removed are not kept for ever: the next
+    /// entry written removes them, and keeps those of models still there.
+    @Test func writingAnEntryRemovesThoseOfModelsThatAreGone() throws {
+        let scratch = try Scratch()
+        let kept = try scratch.model("slow_chain")
+        let temporary = scratch.folder.appendingPathComponent("temporary")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let gone = temporary.appendingPathComponent("float32_affine.onnx").path
+        try FileManager.default.copyItem(atPath: modelPath("float32_affine"), toPath: gone)
+        let cache = scratch.cache
+        _ = try cache.session(modelPath: kept)
+        _ = try cache.session(modelPath: gone)
+        #expect(scratch.entries.count == 4)
+        try FileManager.default.removeItem(at: temporary)
+        let third = try scratch.model("int64_gather")
+        _ = try cache.session(modelPath: third)
+        let expected = try [kept, third].flatMap { model -> [String] in
+            let entry = try cache.entry(forModel: model, options: SessionOptions(), runtime: OnnxRuntime.shared()).lastPathComponent
+            return [entry, entry + ".source"]
+        }
+        #expect(scratch.entries == expected.sorted())
+    }
+
+    /// An entry written before entries named their model is named when loaded, and kept; one not loaded
+    /// is removed by the next entry written. A note alone is removed once a day old.
+    @Test func entriesWithoutANoteAreNamedWhenLoadedElseRemoved() throws {
+        let scratch = try Scratch()
+        let cache = scratch.cache
+        let loaded = try scratch.model("slow_chain")
+        let unused = try scratch.model("float32_affine")
+        for model in [loaded, unused] { _ = try cache.session(modelPath: model) }
+        for model in [loaded, unused] {
+            let entry = try cache.entry(forModel: model, options: SessionOptions(), runtime: OnnxRuntime.shared())
+            try FileManager.default.removeItem(at: OptimizedModelCache.source(of: entry))
+        }
+        let lone = cache.folder.appendingPathComponent("gone-00000000-0000000000000000.onnx.source")
+        let fresh = cache.folder.appendingPathComponent("gone-11111111-1111111111111111.onnx.source")
+        try Data("/nowhere/gone.onnx\n".utf8).write(to: lone)
+        try Data("/nowhere/gone.onnx\n".utf8).write(to: fresh)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -2 * 86_400)], ofItemAtPath: lone.path)
+        let loadedEntry = try cache.entry(forModel: loaded, options: SessionOptions(), runtime: OnnxRuntime.shared())
+        #expect(try cache.session(modelPath: loaded).file == loadedEntry.path)
+        #expect(FileManager.default.fileExists(atPath: OptimizedModelCache.source(of: loadedEntry).path))
+        let third = try scratch.model("int64_gather")
+        _ = try cache.session(modelPath: third)
+        let thirdEntry = try cache.entry(forModel: third, options: SessionOptions(), runtime: OnnxRuntime.shared())
+        let names = [loadedEntry, thirdEntry].flatMap { [$0.lastPathComponent, $0.lastPathComponent + ".source"] }
+        #expect(scratch.entries == (names + [fresh.lastPathComponent]).sorted())
     }
 
     @Test func aBadModelFailsAsWithoutACacheAndLeavesNothingBehind() throws {

@@ -12,8 +12,9 @@ private func withCache<T>(_ body: (OptimizedModelCache) async throws -> T) async
     return try await body(OptimizedModelCache(folder: folder))
 }
 
+/// The optimised graphs in the cache (each has a note beside it naming its model).
 private func entries(_ cache: OptimizedModelCache) -> [String] {
-    (try? FileManager.default.contentsOfDirectory(atPath: cache.folder.path)) ?? []
+    ((try? FileManager.default.contentsOfDirectory(atPath: cache.folder.path)) ?? []).filter { $0.hasSuffix(".onnx") }
 }
 
 private let text = "The lamp turned slowly over the water. Sailors saw it from far away."
