@@ -63,13 +63,19 @@ enum Behaviour: Sendable, Equatable {
 }
 
 /// A local stand-in for ElevenLabs' stream-input WebSocket on 127.0.0.1.
+///
+/// It sends no pings. Hummingbird's server pings every 30 s by default and closes a connection whose pong
+/// has not come by the next ping, while a client held back by backpressure reads a ping (and answers it)
+/// only after the frames queued before it: when that queue takes longer than the ping period to play, as
+/// the flood's can on a loaded machine, the server hangs up and the test fails with "The connection to
+/// ElevenLabs closed before the audio was complete" (as every run did with pings every 300 ms).
 func withFakeElevenLabs(
     _ behaviour: Behaviour = .normal, _ body: @Sendable (_ endpoint: String, _ recorder: Recorder) async throws -> Void
 ) async throws {
     let recorder = Recorder()
     let app = Application(
         router: Router(),
-        server: .http1WebSocketUpgrade { head, _, _ in
+        server: .http1WebSocketUpgrade(configuration: .init(ws: .init(autoPing: .disabled))) { head, _, _ in
             recorder.update { $0.paths.append(head.path ?? "") }
             guard head.headerFields[HTTPField.Name("xi-api-key")!] == testKey,
                   head.path?.hasPrefix("/v1/text-to-speech/voice-1/stream-input") == true else { return .dontUpgrade }
