@@ -20,7 +20,7 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
     }
 
     /// Loads the engine from `model` (a Kokoro folder, a Piper `.onnx` or a CosyVoice folder), or its default model.
-    func load(model: String? = nil, language: String? = nil) async throws -> any SpeechSynthesizer {
+    func load(model: String? = nil, language: String? = nil, servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
         if language != nil {
             switch self {
             case .kokoro: break
@@ -34,7 +34,7 @@ enum EngineChoice: String, CaseIterable, ExpressibleByArgument {
                 throw ValidationError("--language applies to Kokoro; Chatterbox Turbo speaks English.")
             }
         }
-        return try await engine.load(from: model.map { URL(fileURLWithPath: $0) }, language: language)
+        return try await engine.load(from: model.map { URL(fileURLWithPath: $0) }, language: language, servingOnly: request)
     }
 }
 
@@ -60,11 +60,12 @@ struct EngineOptions: ParsableArguments {
         """))
     var crossLingual = false
 
-    func load() async throws -> any SpeechSynthesizer {
+    /// The engine; with `servingOnly`, loaded for that request alone (see `Engine.load(from:language:servingOnly:)`).
+    func load(servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
         if crossLingual, engine != .cosyvoice {
             throw ValidationError("--cross-lingual applies to CosyVoice; add --engine cosyvoice or leave it out.")
         }
-        let synthesizer = try await engine.load(model: model, language: language)
+        let synthesizer = try await engine.load(model: model, language: language, servingOnly: request)
         guard crossLingual, let cosyVoice = synthesizer as? CosyVoiceSynthesizer else { return synthesizer }
         return cosyVoice.speaking(in: .crossLingual)
     }

@@ -65,9 +65,10 @@ struct SpeakCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: output)
         try Self.checkWritable(destination, policy: outputPolicy)
 
-        let synthesizer = try await engineOptions.load()
-        // The file is heard only once it is all written: the whole text comes first.
+        // The file is heard only once it is all written: the whole text comes first. The engine serves
+        // this request alone, so it makes only the sessions the request's calls use.
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed, priority: .wholeText)
+        let synthesizer = try await engineOptions.load(servingOnly: request)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose, let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
 

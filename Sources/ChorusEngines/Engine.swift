@@ -49,20 +49,23 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     public let modelDescription: String
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private var unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice] = { _ in [] }
-    private let loader: @Sendable (URL?, String?) throws -> any SpeechSynthesizer
+    private let loader: @Sendable (URL?, String?, SynthesisRequest?) throws -> any SpeechSynthesizer
 
     public var description: String { id }
 
     /// Loads the engine from `model` (see `modelDescription`; the default model when nil) on the
     /// inference executor, so creating its sessions never blocks a shared concurrency thread.
     /// `language` is the language text is read in when a request names none (engines with
-    /// `.languageSelection`; others refuse it).
-    public func load(from model: URL? = nil, language: String? = nil) async throws -> any SpeechSynthesizer {
+    /// `.languageSelection`; others refuse it). With `servingOnly`, the engine will serve that request
+    /// and no other (a command writing one file): Kokoro and Piper then make only the sessions its
+    /// calls use (`PieceParallelism.forOnly(_:pieces:)`).
+    public func load(from model: URL? = nil, language: String? = nil,
+                     servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
         if language != nil, !capabilities.contains(.languageSelection) {
             throw EngineError.languageNotSelectable(engine: id)
         }
         let loader = loader
-        return try await InferenceExecutor.shared.run { try loader(model, language) }
+        return try await InferenceExecutor.shared.run { try loader(model, language, request) }
     }
 
     /// The voices installed for `model` (the default model when nil), read from disk without loading
@@ -93,9 +96,9 @@ extension Engine {
         voiceLister: { model in
             try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
         }
-    ) { model, language in
+    ) { model, language, request in
         try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)),
-                              espeakVoice: language ?? "en-us")
+                              espeakVoice: language ?? "en-us", parallelism: request.map(KokoroSynthesizer.parallelism(servingOnly:)))
     }
 
     /// Piper: one VITS voice per `.onnx` file with its `.onnx.json`.
@@ -104,8 +107,9 @@ extension Engine {
         defaultModel: PiperSynthesizer.defaultModel(),
         modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
         voiceLister: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
-    ) { model, _ in
-        try model.map { try PiperSynthesizer(modelPath: $0) } ?? PiperSynthesizer()
+    ) { model, _, request in
+        let parallelism = try request.map(PiperSynthesizer.parallelism(servingOnly:))
+        return try PiperSynthesizer(modelPath: model ?? PiperSynthesizer.defaultModel(), parallelism: parallelism)
     }
 
     /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect instructions.
@@ -114,7 +118,7 @@ extension Engine {
         defaultModel: CosyVoiceSynthesizer.defaultFolder, modelDescription: "a CosyVoice 3 model folder",
         voiceLister: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
         unusableVoiceLister: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
-    ) { model, _ in
+    ) { model, _, _ in
         try CosyVoiceSynthesizer(folder: model)
     }
 
@@ -123,7 +127,7 @@ extension Engine {
         id: "neutts", name: "NeuTTS Nano / Air", sampleRate: 24_000, capabilities: [.streaming],
         defaultModel: NeuTTSSynthesizer.defaultFolder, modelDescription: "a NeuTTS model folder",
         voiceLister: { model in try NeuTTSSynthesizer.installedVoices(folder: model) }
-    ) { model, _ in
+    ) { model, _, _ in
         try NeuTTSSynthesizer(folder: model)
     }
 
@@ -132,7 +136,7 @@ extension Engine {
         id: "chatterbox", name: "Chatterbox Turbo", sampleRate: 24_000, capabilities: [.streaming],
         defaultModel: ChatterboxSynthesizer.defaultFolder, modelDescription: "a Chatterbox Turbo ONNX model folder",
         voiceLister: { model in try ChatterboxSynthesizer.installedVoices(folder: model) }
-    ) { model, _ in
+    ) { model, _, _ in
         try ChatterboxSynthesizer(folder: model)
     }
 

@@ -174,6 +174,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
     }
 
+    /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
+    public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
+        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text).count)
+    }
+
     /// The id sequences for one piece of text.
     func modelInputs(forPiece text: String) throws -> [[Int64]] {
         let phonemes = try frontEnd.phonemes(for: text)

@@ -181,6 +181,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
     }
 
+    /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
+    public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
+        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text).count)
+    }
+
     /// One id sequence per sentence of a piece of text.
     func modelInputs(forPiece text: String) throws -> [[Int64]] {
         let clauses = try phonemizer.phonemize(text, voice: config.espeakVoice)

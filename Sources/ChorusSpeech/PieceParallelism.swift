@@ -19,10 +19,25 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
     /// Intra-op threads of the engine's session, which the calls in flight share.
     public var threadsPerRun: Int
 
+    /// Whether a call that runs alone gets `threadsAlone()` threads, on a session of its own when that is
+    /// more than `threadsPerRun`. False for an engine loaded for one request whose calls all run side by
+    /// side (`forOnly(_:pieces:)`), which would never use that session.
+    public var callsAloneGetEveryThread = true
+
     public init(inFlight: Int, threadsPerRun: Int) {
         precondition(inFlight > 0 && threadsPerRun > 0, "at least one call in flight, with at least one thread")
         self.inFlight = inFlight
         self.threadsPerRun = threadsPerRun
+    }
+
+    /// This split for an engine that serves `request` and nothing else, cut into `pieces` pieces of
+    /// text (`chorus speak` writing a file): when the whole text comes first and there are several
+    /// pieces, every call runs beside another from the first (see `ParallelPieces`), so no call runs
+    /// alone and the session for calls alone is not made.
+    public func forOnly(_ request: SynthesisRequest, pieces: Int) -> PieceParallelism {
+        var split = self
+        if request.priority == .wholeText, pieces > 1 { split.callsAloneGetEveryThread = false }
+        return split
     }
 
     /// Calls an engine starts ahead of its consumer: one more than it runs at once (its `RunLimit`), so
@@ -33,7 +48,8 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
     /// Threads of a call that runs alone: the threads of every call in flight, as many as the cores
     /// take (2x1 on 2 cores: 2; 2x2 on 2 cores: 2, the session's own), never fewer than `threadsPerRun`.
     public func threadsAlone(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
-        max(threadsPerRun, min(max(1, cores), inFlight * threadsPerRun))
+        guard callsAloneGetEveryThread else { return threadsPerRun }
+        return max(threadsPerRun, min(max(1, cores), inFlight * threadsPerRun))
     }
 
     /// Whether the session's threads may spin while they wait: not when several calls in flight share

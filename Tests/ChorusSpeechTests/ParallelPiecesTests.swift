@@ -52,6 +52,18 @@ private final class Inputs: @unchecked Sendable {
 }
 
 @Suite struct ParallelPiecesTests {
+    /// A split for an engine that serves one request only: no call of a whole text of several pieces runs
+    /// alone, so a call alone gets no threads of its own; anything else keeps them.
+    @Test func aSplitForOneWholeTextOfSeveralPiecesGivesCallsAloneNoThreadsOfTheirOwn() {
+        let split = PieceParallelism(inFlight: 2, threadsPerRun: 1)
+        #expect(split.threadsAlone(cores: 2) == 2)
+        let whole = split.forOnly(SynthesisRequest(text: "One. Two.", priority: .wholeText), pieces: 2)
+        #expect(!whole.callsAloneGetEveryThread && whole.threadsAlone(cores: 2) == 1)
+        #expect(whole.inFlight == 2 && whole.threadsPerRun == 1)
+        #expect(split.forOnly(SynthesisRequest(text: "One.", priority: .wholeText), pieces: 1) == split)
+        #expect(split.forOnly(SynthesisRequest(text: "One. Two."), pieces: 2) == split)
+    }
+
     /// A call that takes longer for early inputs, so later ones finish first when run side by side.
     fileprivate static func slowerFirst(_ watch: CallWatch, count: Int) -> @Sendable (Int) async throws -> String {
         { input in

@@ -47,6 +47,27 @@ private let sideBySide = PieceParallelism(inFlight: 3, threadsPerRun: 1)
         #expect(got.map(\.samples) == ids.map { ([0] + $0 + [0]).map(Float.init) })
     }
 
+    /// An engine loaded for one whole-text request of several pieces (`chorus speak -o`) makes no session
+    /// for calls alone, since none of that request's calls runs alone, and says the same.
+    @Test func anEngineServingOnlyAWholeTextOfSeveralPiecesHasNoSessionForCallsAlone() async throws {
+        let whole = SynthesisRequest(text: manySentences, priority: .wholeText)
+        let oneSentence = SynthesisRequest(text: "Just this.", priority: .wholeText)
+        let streamed = SynthesisRequest(text: manySentences)
+        for parallelism in [try PiperSynthesizer.parallelism(servingOnly: whole), try KokoroSynthesizer.parallelism(servingOnly: whole)] {
+            #expect(!parallelism.callsAloneGetEveryThread && parallelism.threadsAlone(cores: 8) == parallelism.threadsPerRun)
+        }
+        for request in [oneSentence, streamed] {
+            #expect(try PiperSynthesizer.parallelism(servingOnly: request) == PieceParallelism.current())
+            #expect(try KokoroSynthesizer.parallelism(servingOnly: request) == PieceParallelism.current())
+        }
+        let model = StandIns.piper("piper_stand_in.onnx")
+        let serving = try PiperSynthesizer(modelPath: model, parallelism: PiperSynthesizer.parallelism(servingOnly: whole),
+                                           optimizedModels: nil)
+        let usual = try PiperSynthesizer(modelPath: model, optimizedModels: nil)
+        #expect(serving.parallelism.inFlight == usual.parallelism.inFlight)
+        #expect(try await serving.synthesize(whole) == usual.synthesize(whole))
+    }
+
     @Test func aSingleSentenceRunsAsBefore() async throws {
         let piper = try PiperSynthesizer(modelPath: StandIns.piper("piper_stand_in.onnx"), parallelism: sideBySide,
                                          optimizedModels: nil)
