@@ -46,7 +46,11 @@ struct SpeakCommand: AsyncParsableCommand {
     @OptionGroup var streaming: StreamingSpeechOptions
 
     func validate() throws {
-        guard (0.5...2).contains(speed) else { throw ValidationError("--speed must be between 0.5 and 2; got \(speed).") }
+        let speeds = SynthesisRequest.speeds
+        guard speeds.contains(speed) else {
+            throw ValidationError("--speed must be between \(SynthesisRequest.describe(speeds.lowerBound)) and "
+                                  + "\(SynthesisRequest.describe(speeds.upperBound)); got \(SynthesisRequest.describe(speed)).")
+        }
     }
 
     func run() async throws {

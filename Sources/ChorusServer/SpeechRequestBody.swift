@@ -51,8 +51,10 @@ struct SpeechRequestBody: Decodable, Sendable {
     /// The speaking rate: 1 when absent; engines speak 0.5 to 2 (OpenAI's wider 0.25-4 is refused, not clamped).
     func checkedSpeed() throws -> Float {
         guard let speed else { return 1 }
-        guard speed.isFinite, (0.5...2).contains(speed) else {
-            throw APIError.invalid("Speed \(speed) is out of range; this server speaks from 0.5 to 2.", param: "speed")
+        let speeds = SynthesisRequest.speeds
+        guard speed.isFinite, (Double(speeds.lowerBound)...Double(speeds.upperBound)).contains(speed) else {
+            throw APIError.invalid("Speed \(speed) is out of range; this server speaks from \(SynthesisRequest.describe(speeds.lowerBound)) "
+                                   + "to \(SynthesisRequest.describe(speeds.upperBound)).", param: "speed")
         }
         return Float(speed)
     }

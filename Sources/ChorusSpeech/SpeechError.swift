@@ -8,7 +8,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The voice is installed but damaged or incomplete.
     case unusableVoice(String, engine: String, problem: String)
     case noVoices(engine: String)
-    case invalidSpeed(Float)
+    /// A speed outside what the engine speaks (`allowed`: one value for an engine that speaks at one pace).
+    case invalidSpeed(Float, allowed: ClosedRange<Float>)
     /// A request names a voice cloned by another engine (or, for an engine that cannot clone, any cloned voice).
     case clonedVoiceOfAnotherEngine(voice: String, madeBy: String, engine: String)
     /// A model's companion file (config, vocabulary, voices) is unreadable or malformed.
@@ -34,8 +35,10 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The \(engine) engine has no voices installed."
         case .clonedVoiceOfAnotherEngine(let voice, let madeBy, let engine):
             return "Voice '\(voice)' was cloned by \(madeBy) and cannot speak with \(engine); clone it with \(engine) or pick one of its voices."
-        case .invalidSpeed(let speed):
-            return "Speed \(speed) is out of range; use a value from 0.5 to 2."
+        case .invalidSpeed(let speed, let allowed) where allowed.lowerBound == allowed.upperBound:
+            return "Speed \(SynthesisRequest.describe(speed)) is not available: this engine speaks at \(SynthesisRequest.describe(allowed.lowerBound)) only; leave the speed out."
+        case .invalidSpeed(let speed, let allowed):
+            return "Speed \(SynthesisRequest.describe(speed)) is out of range; use a value from \(SynthesisRequest.describe(allowed.lowerBound)) to \(SynthesisRequest.describe(allowed.upperBound))."
         case .invalidModelFile(let path, let reason):
             return "Model file \(path) is invalid: \(reason)."
         case .missingModelOutput(let path, let output, let outputs, let remedy):

@@ -42,7 +42,12 @@ public struct SynthesisRequest: Sendable, Hashable {
     /// speaks at one pace).
     public func checkTextAndSpeed(speeds: ClosedRange<Float> = SynthesisRequest.speeds) throws {
         guard text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
-        guard speeds.contains(speed) else { throw SpeechError.invalidSpeed(speed) }
+        guard speeds.contains(speed) else { throw SpeechError.invalidSpeed(speed, allowed: speeds) }
+    }
+
+    /// A speed as people write it: `2`, `0.5`, `1.25` (no `2.0`).
+    public static func describe(_ speed: Float) -> String {
+        speed.isFinite && speed == speed.rounded() && abs(speed) < 1e6 ? String(Int(speed)) : "\(speed)"
     }
 }
 

@@ -204,7 +204,7 @@ struct KokoroModelTests {
         await #expect(throws: SpeechError.unknownVoice("nobody", engine: "kokoro", available: kokoro.voices.map(\.id))) {
             try await kokoro.synthesize(SynthesisRequest(text: "Hi.", voice: "nobody"))
         }
-        await #expect(throws: SpeechError.invalidSpeed(9)) {
+        await #expect(throws: SpeechError.invalidSpeed(9, allowed: SynthesisRequest.speeds)) {
             try await kokoro.synthesize(SynthesisRequest(text: "Hi.", speed: 9))
         }
     }
