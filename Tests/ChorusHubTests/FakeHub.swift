@@ -174,8 +174,13 @@ func temporaryFolder() throws -> URL {
 }
 
 /// Settings for the fake hub at `base`: quick retries, a store and caches under `folder`.
+///
+/// The read timeout is a deadline for a hang, not a pace: the fake hub runs in the test's own process,
+/// so when the machine is loaded both ends can stall together for seconds, and a timeout then retries
+/// the download, which the tests counting requests see as a second download. With 5 s, a test stopped
+/// for 6 s while it downloaded (SIGSTOP) failed that way: 3 or 4 requests to the CDN where 2 were expected.
 func settings(_ base: String, in folder: URL, token: String? = nil, offline: Bool = false) -> HubSettings {
     HubSettings(endpoint: base, pypiEndpoint: base, token: token, offline: offline, offlineReason: offline ? "CHORUS_OFFLINE=1" : nil,
                 huggingFaceCache: folder.appendingPathComponent("hf"), downloads: folder.appendingPathComponent("downloads"),
-                parallelDownloads: 2, retry: RetryPolicy(attempts: 4, initialDelay: 0.01), readTimeout: 5)
+                parallelDownloads: 2, retry: RetryPolicy(attempts: 4, initialDelay: 0.01), readTimeout: 300)
 }
