@@ -71,7 +71,8 @@ struct CloudProviderCommandTests {
             return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: pcm)))
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
+        // `.ahc`, not `.live`: `.live` also connects an unused client at once, with a 5 s timeout a loaded machine can exceed.
+        try await app.test(.ahc(.http)) { client in
             let folder = try temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let output = folder.appendingPathComponent("cloud.wav")

@@ -112,7 +112,8 @@ func withFakeElevenLabs(
         },
         configuration: .init(address: .hostname("127.0.0.1", port: 0))
     )
-    try await app.test(.live) { client in
+    // `.ahc`, not `.live`: `.live` also connects an unused client at once, with a 5 s timeout a loaded machine can exceed.
+    try await app.test(.ahc(.http)) { client in
         try await body("ws://127.0.0.1:\(client.port!)", recorder)
     }
 }
@@ -161,7 +162,8 @@ func withFakeOpenAI(
         })
     }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-    try await app.test(.live) { client in
+    // `.ahc`, not `.live`: `.live` also connects an unused client at once, with a 5 s timeout a loaded machine can exceed.
+    try await app.test(.ahc(.http)) { client in
         try await body("http://127.0.0.1:\(client.port!)/v1", recorder)
     }
 }

@@ -117,7 +117,10 @@ func withFakeHub(repo: String = "owner/model", files: [String: Data] = [:], whee
         return Response(status: .notFound)
     }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-    try await app.test(.live) { client in
+    // `.ahc`, not `.live`: `.live` connects a test client of its own at once, with a 5 s connect
+    // timeout, and fails the test when a loaded machine (or a SIGSTOP) makes that connect take longer,
+    // though the test never uses that client. `.ahc` connects only when asked to.
+    try await app.test(.ahc(.http)) { client in
         script.port = client.port!
         try await body("http://127.0.0.1:\(client.port!)", script)
     }
