@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ChorusCloud
 import ChorusEngines
 @testable import ChorusServer
@@ -7,17 +8,38 @@ import HummingbirdTesting
 import Testing
 
 /// Chorus's own OpenAI speech client, pointed at a Chorus server listening on 127.0.0.1.
+///
+/// The provider gets an HTTP client of its own whose timeouts are deadlines for a hang, not a pace. With
+/// the shared client (90 s read timeout) and the provider's 120 s default, the test raced those against
+/// the server's work (loading Piper, waiting its turn on the inference threads the whole suite shares):
+/// it failed with `readTimeout` on a loaded machine, as every run stopped for 95 s (SIGSTOP) mid-request did.
 @Suite struct OpenAIClientEndToEndTests {
-    private func live(_ server: SpeechServer, _ body: @Sendable (String) async throws -> Void) async throws {
-        // `.ahc`, not `.live`: `.live` also connects an unused client at once, with a 5 s timeout a loaded machine can exceed.
-        try await server.makeApplication().test(.ahc(.http)) { client in
-            try await body("http://127.0.0.1:\(client.port!)/v1")
-        }
+    static let hangSeconds: Int64 = 600
+
+    private struct Endpoint: Sendable {
+        var baseURL: String
+        var client: HTTPClient
     }
 
-    private func provider(_ baseURL: String, model: String, voice: String, key: String = "local-key") -> OpenAISpeechProvider {
+    private func live(_ server: SpeechServer, _ body: @Sendable (Endpoint) async throws -> Void) async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
+            timeout: .init(connect: .seconds(Self.hangSeconds), read: .seconds(Self.hangSeconds))))
+        do {
+            // `.ahc`, not `.live`: `.live` also connects an unused client at once, with a 5 s timeout a loaded machine can exceed.
+            try await server.makeApplication().test(.ahc(.http)) { test in
+                try await body(Endpoint(baseURL: "http://127.0.0.1:\(test.port!)/v1", client: client))
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    private func provider(_ endpoint: Endpoint, model: String, voice: String, key: String = "local-key") -> OpenAISpeechProvider {
         OpenAISpeechProvider(configuration: OpenAISpeechConfiguration(
-            apiKey: APIKey(key), model: model, voice: voice, baseURL: baseURL, timeoutSeconds: 120))
+            apiKey: APIKey(key), model: model, voice: voice, baseURL: endpoint.baseURL, timeoutSeconds: Self.hangSeconds,
+            client: endpoint.client))
     }
 
     private func pieces(_ texts: [String]) -> AsyncStream<String> {
@@ -35,8 +57,8 @@ import Testing
 
     @Test func theProviderSpeaksEachSentenceThroughTheServer() async throws {
         let server = fakeServer(ServerConfiguration(port: 0, apiKey: BearerKey("local-key")))
-        try await live(server) { baseURL in
-            let audio = try await collect(provider(baseURL, model: "fake", voice: "plain")
+        try await live(server) { endpoint in
+            let audio = try await collect(provider(endpoint, model: "fake", voice: "plain")
                 .stream(text: pieces(["Hello wor", "ld. Second ", "sentence"])))
             #expect(audio == pcm16(FakeSynthesizer.samples(for: "Hello world.")) + pcm16(FakeSynthesizer.samples(for: "Second sentence")))
         }
@@ -44,15 +66,15 @@ import Testing
 
     @Test func theServersRefusalsReachTheProviderAsItsErrors() async throws {
         let server = fakeServer(ServerConfiguration(port: 0, apiKey: BearerKey("local-key")))
-        try await live(server) { baseURL in
+        try await live(server) { endpoint in
             let wrongKey = await #expect(throws: CloudProviderError.self) {
-                _ = try await collect(provider(baseURL, model: "fake", voice: "plain", key: "other")
+                _ = try await collect(provider(endpoint, model: "fake", voice: "plain", key: "other")
                     .stream(text: pieces(["Hi."])))
             }
             #expect(wrongKey == .rejected(provider: "OpenAI speech", status: 401,
                                           message: "This server needs an API key: send it as 'Authorization: Bearer <key>'."))
             let voice = await #expect(throws: CloudProviderError.self) {
-                _ = try await collect(provider(baseURL, model: "fake", voice: "alloy").stream(text: pieces(["Hi."])))
+                _ = try await collect(provider(endpoint, model: "fake", voice: "alloy").stream(text: pieces(["Hi."])))
             }
             #expect(voice == .rejected(provider: "OpenAI speech", status: 400, message: "Unknown voice 'alloy' for fake. Available: plain."))
         }
@@ -64,8 +86,8 @@ import Testing
             return
         }
         let server = SpeechServer(configuration: ServerConfiguration(port: 0), engines: [ServedEngine(.piper)])
-        try await live(server) { baseURL in
-            let audio = try await collect(provider(baseURL, model: "piper", voice: "en_US-joe-medium")
+        try await live(server) { endpoint in
+            let audio = try await collect(provider(endpoint, model: "piper", voice: "en_US-joe-medium")
                 .stream(text: pieces(["The server speaks. ", "Then it speaks again."])))
             let samples = audio.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
             let seconds = Double(samples.count) / 24_000
