@@ -29,9 +29,32 @@ enum RequestBodyReader {
     }
 
     /// Runs `operation`, cancelled when the client closes its side of the connection (when `watchable`).
+    ///
+    /// Before it returns, the watcher has read the end marker `read` left for it. Hummingbird cancels its
+    /// watcher once `operation` returns, and a watcher cancelled before it reached the marker drops the
+    /// body stream it feeds unfinished, which NIO stops the process for ("Deinited
+    /// NIOAsyncSequenceProducer.Source without calling source.finish()"): seen in the in-process test
+    /// client (whose request stream ends with nil on cancellation; a socket's throws, and the watcher
+    /// then finishes the stream) when a fast response ended before the watcher task had run.
     static func cancellingOnClientExit(_ request: Request, watchable: Bool,
                                        _ operation: () async throws -> Void) async throws {
         guard watchable else { return try await operation() }
-        try await request.body.consumeWithCancellationOnInboundClose { _ in try await operation() }
+        try await request.body.consumeWithCancellationOnInboundClose { rest in
+            do {
+                try await operation()
+            } catch {
+                await endMarkerRead(rest)
+                throw error
+            }
+            await endMarkerRead(rest)
+        }
+    }
+
+    /// Returns once the watcher has passed the body's end marker: `rest`, the body after what `read`
+    /// took (nothing), ends there. A cancelled wait returns at once.
+    private static func endMarkerRead(_ rest: RequestBody) async {
+        do {
+            for try await _ in rest {}
+        } catch {}
     }
 }
