@@ -20,6 +20,11 @@ struct StreamInputRoute: Sendable {
     let queue: AdmissionQueue
 
     static let path: RouterPath = "/v1/text-to-speech/:voice/stream-input"
+    /// Bytes of the client's text that may wait to be spoken before its next message is read (about an
+    /// hour of speech): past that, the client's writes wait in its socket, not in the server's memory. A
+    /// client that sends more than this (and its socket buffers hold) before it reads any audio waits for
+    /// ever, as the server's audio then waits for it: read while writing, as ElevenLabs' clients do.
+    static let pendingTextLimit = 64 << 10
     /// The PCM rates ElevenLabs offers, which its clients ask for.
     static let rates = [16_000, 22_050, 24_000, 44_100]
 
@@ -47,10 +52,12 @@ struct StreamInputRoute: Sendable {
             defer { ticket.release() }
             let (synthesizer, voice) = try await engines.loaded(engine, voice: context.requestContext.parameters.get("voice"))
             var first = true
-            let (sentences, sentenceInput) = AsyncStream<String>.makeStream()
+            let pending = PendingText(limit: Self.pendingTextLimit)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await sentence in sentences {
+                    // A failed engine takes no more text: the reading loop must not wait for room.
+                    defer { pending.finish() }
+                    while let sentence = await pending.next() {
                         var encoder = try AudioStreamEncoder(format: .pcm, engineRate: synthesizer.sampleRate, pcmRate: rate)
                         for try await chunk in synthesizer.stream(SynthesisRequest(text: sentence, voiceID: voice.id)) {
                             try await Self.send(try encoder.encode(chunk.samples), to: outbound)
@@ -75,19 +82,19 @@ struct StreamInputRoute: Sendable {
                         ended = true
                         break
                     }
-                    for sentence in segmenter.append(text) { sentenceInput.yield(sentence) }
+                    for sentence in segmenter.append(text) { await pending.put(sentence) }
                     if fields["flush"] as? Bool == true {
-                        for sentence in segmenter.finish() { sentenceInput.yield(sentence) }
+                        for sentence in segmenter.finish() { await pending.put(sentence) }
                     }
                 }
                 guard ended else {
                     // The client left without ending: stop speaking to nobody.
                     group.cancelAll()
-                    sentenceInput.finish()
+                    pending.finish()
                     return
                 }
-                for sentence in segmenter.finish() { sentenceInput.yield(sentence) }
-                sentenceInput.finish()
+                for sentence in segmenter.finish() { await pending.put(sentence) }
+                pending.finish()
                 try await group.waitForAll()
             }
         } catch let error where !(error is CancellationError) {
