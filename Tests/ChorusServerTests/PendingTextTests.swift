@@ -12,6 +12,16 @@ import Testing
         return !flag.isSet
     }
 
+    /// A task putting `sentence`, and the flag it raises once `put` returns.
+    private func writer(_ pending: PendingText, _ sentence: String) -> (task: Task<Void, Never>, returned: Flag) {
+        let returned = Flag()
+        let task = Task {
+            await pending.put(sentence)
+            returned.raise()
+        }
+        return (task, returned)
+    }
+
     final class Flag: @unchecked Sendable {
         private let lock = NSLock()
         private var set = false
@@ -23,11 +33,7 @@ import Testing
         let pending = PendingText(limit: 10)
         await pending.put("12345")  // 5 bytes wait: below the limit, returns at once
         #expect(pending.waiting == 5)
-        let returned = Flag()
-        let writer = Task {
-            await pending.put("6789012")  // 12 bytes wait: held
-            returned.raise()
-        }
+        let (writer, returned) = writer(pending, "6789012")  // 12 bytes wait: held
         #expect(await isHeld(returned))
         #expect(pending.waiting == 12)
         #expect(await pending.next() == "12345")  // 7 bytes wait: the writer goes on
@@ -48,11 +54,7 @@ import Testing
 
     @Test func finishingLetsTheWriterGoAndTheReaderTakesWhatWaitsThenNil() async {
         let pending = PendingText(limit: 3)
-        let returned = Flag()
-        let writer = Task {
-            await pending.put("one")
-            returned.raise()
-        }
+        let (writer, returned) = writer(pending, "one")
         #expect(await isHeld(returned))
         pending.finish()
         await writer.value
@@ -63,11 +65,7 @@ import Testing
 
     @Test func cancellingEndsEitherWait() async {
         let pending = PendingText(limit: 1)
-        let returned = Flag()
-        let writer = Task {
-            await pending.put("held")
-            returned.raise()
-        }
+        let (writer, returned) = writer(pending, "held")
         #expect(await isHeld(returned))
         writer.cancel()
         await writer.value
