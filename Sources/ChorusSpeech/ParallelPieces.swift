@@ -188,6 +188,7 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// process ended (Kokoro, 20 sentences, 2 cores under load: the first piece ended at 23.7 s and was
     /// handed back at 34.4 s, when the third ended, leaving a core idle meanwhile; the process's
     /// dispatch workers were all idle). A continuation resumed by the task itself has not shown this.
+    /// A small program of the same shape did not reproduce the delay, so its cause is not pinned down.
     private final class Call: @unchecked Sendable {
         private let lock = NSLock()
         private var made: Task<Void, Never>?
