@@ -28,6 +28,9 @@ final class PendingText: @unchecked Sendable {
     /// Bytes of text waiting now.
     var waiting: Int { lock.withLock { bytes } }
 
+    /// Sentences held, taken ones not yet dropped included.
+    var held: Int { lock.withLock { sentences.count } }
+
     /// Adds a sentence (dropped after `finish()`), then waits until less than `limit` bytes wait.
     func put(_ sentence: String) async {
         let taker: CheckedContinuation<String?, Never>? = lock.withLock {
@@ -71,8 +74,10 @@ final class PendingText: @unchecked Sendable {
                         let sentence = sentences[first]
                         first += 1
                         bytes -= sentence.utf8.count
-                        if first == sentences.count {
-                            sentences.removeAll(keepingCapacity: true)
+                        // Taken sentences are dropped once they are half the array, not only when it
+                        // empties: a client that keeps text waiting never lets it empty.
+                        if first * 2 >= sentences.count {
+                            sentences.removeFirst(first)
                             first = 0
                         }
                         if bytes < limit {

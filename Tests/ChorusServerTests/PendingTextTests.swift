@@ -43,6 +43,18 @@ import Testing
         #expect(pending.waiting == 0)
     }
 
+    /// A client that always keeps text waiting: the sentences already spoken are not kept.
+    @Test func takenSentencesAreDroppedWhileTextKeepsWaiting() async {
+        let pending = PendingText(limit: 1 << 20)
+        await pending.put("sentence 0")
+        for index in 1...1000 {
+            await pending.put("sentence \(index)")
+            #expect(await pending.next() == "sentence \(index - 1)")
+        }
+        #expect(pending.waiting == "sentence 1000".utf8.count)
+        #expect(pending.held <= 2)
+    }
+
     @Test func aReaderWaitingGetsTheNextSentenceAtOnce() async {
         let pending = PendingText(limit: 4)
         let reader = Task { await pending.next() }
