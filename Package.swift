@@ -119,8 +119,8 @@ let package = Package(
         .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, crypto, zip]),
 
         // The registry and the umbrella.
-        .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox"]),
-        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
+        .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition"]),
+        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
         .target(name: "ChorusServer", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
@@ -161,8 +161,8 @@ let package = Package(
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusServer", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]
 )

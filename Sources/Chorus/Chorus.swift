@@ -1,15 +1,22 @@
-// `import Chorus`: the whole toolkit in one import, for apps that want it all. Each part is also a
-// product of its own (ChorusKokoro, ChorusStreaming, ...) for apps that want less.
+// `import Chorus`: every on-device part of the toolkit in one import (engines, recognition, streaming, text,
+// DSP, audio, models). The parts that bring large dependencies are products of their own and not included:
+// ChorusCloud and ChorusGoogle (cloud providers: NIO, gRPC), ChorusHub (downloads: AsyncHTTPClient),
+// ChorusServer (Hummingbird) and ChorusTesting (fakes for tests). Each part is also a product of its own
+// (ChorusKokoro, ChorusStreaming, ...) for apps that want less.
 @_exported import ChorusAudio
 @_exported import ChorusChatterbox
 @_exported import ChorusCosyVoice
+@_exported import ChorusDSP
 @_exported import ChorusEngines
+@_exported import ChorusGeneration
 @_exported import ChorusKokoro
 @_exported import ChorusModels
 @_exported import ChorusNeuTTS
 @_exported import ChorusONNX
+@_exported import ChorusPhonemizer
 @_exported import ChorusPiper
 @_exported import ChorusRecognition
 @_exported import ChorusSpeech
 @_exported import ChorusStreaming
+@_exported import ChorusText
 @_exported import ChorusVAD

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusEngines
 import ChorusHub
 import ChorusModels
 import Foundation
@@ -9,8 +10,8 @@ struct ModelsCommand: AsyncParsableCommand {
         commandName: "models",
         abstract: "List, download, verify and remove models.",
         discussion: """
-            Names: \(ModelCatalog.names.joined(separator: ", ")); a Piper voice as piper:en_US-lessac-medium, \
-            a Chatterbox variant as chatterbox:q4f16 (\(ModelManifest.ChatterboxVariant.allCases.map(\.rawValue).joined(separator: ", "))).
+            Names: \(ModelCatalog.listed.map(\.name).joined(separator: ", ")); a Piper voice of \
+            rhasspy/piper-voices as piper:en_US-lessac-medium.
             Environment: CHORUS_MODELS (where models live), HF_ENDPOINT (a Hugging Face mirror), HF_TOKEN or the \
             token file of `huggingface-cli login` (gated repositories), CHORUS_OFFLINE=1 or HF_HUB_OFFLINE=1 (use \
             only what is installed or in the Hugging Face cache), CHORUS_DOWNLOADS (where wheels are kept).
@@ -51,7 +52,7 @@ struct ModelsCommand: AsyncParsableCommand {
         func run() throws {
             let store = ModelStore.current
             var rows = [["NAME", "STATE", "SIZE", "LICENCE"]]
-            for (name, manifest) in ModelCatalog.listed {
+            for (name, manifest) in ModelCatalog.listed.map({ ($0.name, $0.manifest) }) {
                 let folder = store.folder(for: manifest)
                 guard FileManager.default.fileExists(atPath: folder.path) else {
                     rows.append([name, "not installed", "-", manifest.licence])
@@ -121,6 +122,7 @@ struct ModelsCommand: AsyncParsableCommand {
             defer { Task { try? await puller.shutdown() } }
             let chosen = try name.map { [($0, try ModelCatalog.manifest(named: $0))] }
                 ?? ModelCatalog.listed.filter { FileManager.default.fileExists(atPath: puller.store.folder(for: $0.manifest).path) }
+                    .map { ($0.name, $0.manifest) }
             var failed = false
             if chosen.isEmpty { print("No model is installed in \(puller.store.root.path).") }
             for (name, manifest) in chosen {
@@ -185,4 +187,10 @@ struct ModelsCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// A model name `chorus models` cannot act on, as the sentence to show.
+struct CatalogError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusEngines
 import ChorusServer
 import Foundation
 
@@ -56,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let key = (apiKey ?? ProcessInfo.processInfo.environment["CHORUS_API_KEY"]).flatMap(BearerKey.init)
-        let engines = engine.isEmpty ? ServedEngine.registry : engine.map { ServedEngine($0.engine) }
+        let engines = engine.isEmpty ? Engine.all : engine.map(\.engine)
         let configuration = ServerConfiguration(host: host, port: port, apiKey: key,
                                                 maximumTextCharacters: maxText, queueLimit: queue,
                                                 historyFolder: noHistory ? nil : historyFolder.map { URL(fileURLWithPath: $0) }

@@ -1,61 +1,76 @@
 import ArgumentParser
 import ChorusAudio
-import ChorusChatterbox
 import ChorusCosyVoice
+import ChorusEngines
 import ChorusNeuTTS
 import ChorusONNX
-import Foundation
 import ChorusSpeech
+import Foundation
 
 /// `chorus voice`: manage cloned voices.
 struct VoiceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice",
         abstract: "Manage cloned voices.",
-        subcommands: [VoiceAddCommand.self]
+        subcommands: [VoiceAddCommand.self, VoiceRemoveCommand.self]
     )
+
+    /// The engines that clone, for help texts.
+    static var cloningEngines: String {
+        Engine.all.filter { $0.cloning != nil }.map { engine in
+            let cloning = engine.cloning!
+            return "\(engine.id) (a clip of \(String(format: "%g-%g", cloning.clipSeconds.lowerBound, cloning.clipSeconds.upperBound)) s"
+                + (cloning.needsTranscript ? " and its transcript)" : ", no transcript)")
+        }.joined(separator: ", ")
+    }
 }
 
-/// `chorus voice add`: a new CosyVoice voice from a short clip and its exact transcript.
+/// `chorus voice add`: a new voice from a short clip, through the engine's `VoiceCloning`.
 struct VoiceAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Clone a voice from a 2-6 s clip and the exact words it says.",
+        abstract: "Clone a voice from a short clip (and, for engines that read one, the exact words it says).",
         discussion: """
-            Example:
+            Engines that clone: \(VoiceCommand.cloningEngines).
+
+            Examples:
               chorus voice add --engine cosyvoice --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine
               chorus speak --engine cosyvoice --voice mine "你好，世界。" -o hello.wav
+              chorus voice add --engine neutts --audio dave.flac --text "What the reference says." --id dave
+                  (needs encoder.onnx in the NeuTTS folder: scripts/export-neucodec-encoder.py)
               chorus voice add --engine neutts --codes dave.npy --text "What the reference says." --id dave
-              chorus voice add --engine neutts --audio dave.wav --text "What the reference says." --id dave
-                  (--audio needs encoder.onnx in the NeuTTS folder: scripts/export-neucodec-encoder.py)
-              chorus voice add --engine chatterbox --audio eve.wav --id eve     (more than 5 s, no transcript)
+              chorus voice add --engine chatterbox --audio eve.mp3 --id eve     (more than 5 s, no transcript)
               chorus voice add --audio clip.wav --text "希望你以后能够做的比我还好呦。" --id mine-yue --dialect cantonese
 
-            A voice with --dialect or --instruction is spoken as upstream's instruct mode: the model is told
-            the instruction in place of the clip's transcript and keeps the clip's timbre. Dialects:
-            \(Dialect.allCases.map { "\($0.rawValue) (\($0.chineseName))" }.joined(separator: ", ")).
+            A voice with --dialect or --instruction (engines with instructions: \(Engine.all.filter { $0.capabilities.contains(.instructions) }.map(\.id).joined(separator: ", "))) \
+            is spoken as upstream's instruct mode: the model is told the instruction in place of the clip's transcript and \
+            keeps the clip's timbre. Dialects: \(Dialect.allCases.map { "\($0.rawValue) (\($0.chineseName))" }.joined(separator: ", ")).
+
+            Voice ids are letters, digits, - and _ in any script, starting with a letter or digit, at most \(VoiceID.maximumBytes) bytes.
+            --replace keeps the old voice usable until the new one is complete.
             """
     )
 
-    @Option(help: "The engine that clones: cosyvoice, neutts (NeuCodec reference codes, or a clip of at most 30 s with an encoder) or chatterbox (a clip of more than 5 s, no transcript).")
-    var engine: EngineChoice = .cosyvoice
+    @Option(help: ArgumentHelp("The engine that clones: \(Engine.all.filter { $0.cloning != nil }.map(\.id).joined(separator: ", ")).",
+                               valueName: "engine"))
+    var engine = EngineChoice(Engine.all.first { $0.cloning != nil } ?? Engine.all[0])
 
-    @Option(help: ArgumentHelp("The clip: a WAV file of any rate and channel count.", valueName: "file.wav"))
+    @Option(help: ArgumentHelp("The clip: WAV (any rate, channels, PCM or float), FLAC or MP3.", valueName: "file"))
     var audio: String?
 
     @Option(help: ArgumentHelp("NeuTTS only: the reference's NeuCodec codes as a .npy of integers (50 a second).", valueName: "codes.npy"))
     var codes: String?
 
     @Option(help: """
-        What the clip says, word for word. Without it the voice speaks only in the cross-lingual mode \
-        (`chorus speak --cross-lingual`), which reads no transcript.
+        What the clip says, word for word. CosyVoice without it makes a voice that speaks only in the cross-lingual \
+        mode (`chorus speak --cross-lingual`), which reads no transcript.
         """)
     var text: String?
 
     @Option(help: "The new voice's id (letters, digits, - and _).")
     var id: String
 
-    @Option(help: "Language or dialect of the voice, as a BCP 47 tag (zh, yue, en, ...); default zh, or the dialect's.")
+    @Option(help: "Language or dialect of the voice, as a BCP 47 tag (zh, yue, en, ...); default the engine's, or the dialect's.")
     var language: String?
 
     @Option(help: "Speak in a Chinese dialect, by its English or Chinese name (cantonese, 四川话, ...).")
@@ -67,10 +82,10 @@ struct VoiceAddCommand: AsyncParsableCommand {
     @Option(help: "female, male or unknown.")
     var gender = Voice.Gender.unknown
 
-    @Option(help: ArgumentHelp("A CosyVoice model folder other than the default.", valueName: "path"))
+    @Option(help: ArgumentHelp("A model other than the engine's default.", valueName: "path"))
     var model: String?
 
-    @Flag(help: "Replace a voice with the same id.")
+    @Flag(help: "Replace a voice with the same id (the old one stays usable until the new one is complete).")
     var replace = false
 
     func validate() throws {
@@ -87,93 +102,87 @@ struct VoiceAddCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if engine == .neutts { return try await addNeuTTSVoice() }
-        if engine == .chatterbox { return try await addChatterboxVoice() }
-        guard engine == .cosyvoice else {
-            throw ValidationError("Only cosyvoice, neutts and chatterbox clone voices; \(engine.rawValue) has its own fixed voices.")
+        let engine = engine.engine
+        guard let cloning = engine.cloning else {
+            throw ValidationError("The \(engine.id) engine has its own fixed voices; engines that clone: \(VoiceCommand.cloningEngines).")
         }
-        if codes != nil { throw ValidationError("--codes applies to --engine neutts; CosyVoice takes --audio.") }
-        guard let audio else { throw ValidationError("Give the clip with --audio FILE.wav.") }
+        let wantsInstruction = dialect != nil || instruction != nil
+        if wantsInstruction, !engine.capabilities.contains(.instructions) {
+            throw ValidationError("--dialect and --instruction apply to engines with instructions; \(engine.id) has none.")
+        }
+        if codes != nil, engine.id != Engine.neutts.id {
+            throw ValidationError("--codes applies to --engine neutts; \(engine.id) takes --audio.")
+        }
+        if cloning.needsTranscript, text == nil, engine.id != Engine.cosyvoice.id {
+            throw ValidationError("The \(engine.id) engine reads the clip's transcript; add --text with what it says.")
+        }
+        if !cloning.needsTranscript, text != nil {
+            throw ValidationError("The \(engine.id) engine reads no transcript; leave --text out.")
+        }
+        let modelURL = model.map { URL(fileURLWithPath: $0) }
+        // Everything the user can get wrong is checked before a model loads.
+        let id = try VoiceID.checked(self.id)
+        if !replace, try engine.installedVoices(from: modelURL).contains(where: { $0.id == id }) {
+            throw SpeechError.voiceExists(id, engine: engine.id)
+        }
+        let clip: VoiceClip?
+        switch (codes, audio) {
+        case (nil, let audio?):
+            let read = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
+            clip = VoiceClip(samples: read.samples, sampleRate: read.sampleRate, transcript: text)
+            try clip!.check(accepting: cloning.clipSeconds, engine: engine.id)
+        case (_?, nil):
+            clip = nil
+        default:
+            throw ValidationError(engine.id == Engine.neutts.id
+                ? "Give the reference as --codes CODES.npy or --audio CLIP, not both or neither."
+                : "Give the clip with --audio FILE.")
+        }
+        let cloner = try await engine.loadCloning(from: modelURL)
+        var voice: ClonedVoice
+        if let clip {
+            voice = try await cloner.cloneVoice(from: clip, id: id, language: language)
+        } else if let codes, let neutts = cloner as? NeuTTSSynthesizer {
+            voice = try neutts.voice(codes: NeuTTSVoice.codes(npy: URL(fileURLWithPath: codes)), transcript: text ?? "", id: id)
+        } else {
+            throw ValidationError("--codes applies to --engine neutts.")
+        }
         let dialect = self.dialect.flatMap(Dialect.init(name:))
-        let folder = model.map { URL(fileURLWithPath: $0) } ?? CosyVoiceSynthesizer.defaultFolder
-        let voices = CosyVoiceSynthesizer.voicesFolder(of: folder)
-        let id = try VoiceCatalog.checkedID(self.id, in: voices, replacing: replace)  // before any model work
-        let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
-        let prompt = try VoiceExtractor(folder: folder).encode(samples: clip.samples, sampleRate: clip.sampleRate, transcript: text)
-        var summary = String(format: "%.1f s clip", prompt.duration)
-        if let dialect { summary += ", \(dialect.rawValue)" }
-        if text == nil, dialect == nil, instruction == nil { summary += ", no transcript: cross-lingual only" }
-        let written = try VoiceCatalog.add(prompt, id: id, language: language ?? dialect?.languageTag ?? "zh",
-                                           gender: gender, summary: summary,
-                                           instruction: dialect?.instruction ?? instruction,
-                                           to: voices, replacing: replace)
-        print("added voice \(id): \(prompt.speechTokens.count) tokens (\(summary)) in \(written.path)")
+        if let said = dialect?.instruction ?? instruction {
+            guard let instructed = cloner as? any InstructedVoices else {
+                throw ValidationError("The \(engine.id) engine takes no instruction.")
+            }
+            voice = try instructed.instructed(voice, with: said)
+        }
+        if let tag = language ?? dialect?.languageTag { voice.voice.language = tag }
+        voice.voice.gender = gender
+        if let dialect { voice.voice.summary += ", \(dialect.rawValue)" }
+        try await cloner.register(voice, replacing: replace)
+        print("added voice \(id) (\(engine.id)): \(voice.voice.summary)")
     }
 }
 
-extension VoiceAddCommand {
-    /// A NeuTTS voice: its reference codes (from --codes, or from --audio through the folder's NeuCodec encoder)
-    /// and transcript, stored in the model folder's voices as the same two files either way.
-    func addNeuTTSVoice() async throws {
-        guard dialect == nil, instruction == nil else { throw ValidationError("--dialect and --instruction apply to CosyVoice.") }
-        guard let text else { throw ValidationError("NeuTTS reads the reference's transcript; add --text with what it says.") }
-        let folder = try NeuTTSModelFolder(url: model.map { URL(fileURLWithPath: $0) } ?? NeuTTSSynthesizer.defaultFolder)
-        try NeuTTSVoice.checkWritable(id: id, in: folder.voices, replacing: replace)  // before any model work
-        let referenceCodes: [Int]
-        switch (codes, audio) {
-        case (let codes?, nil):
-            referenceCodes = try NeuTTSVoice.codes(npy: URL(fileURLWithPath: codes))
-        case (nil, let audio?):
-            guard folder.hasEncoder else { throw NeuTTSError.noEncoder(folder: folder.url.path) }
-            let clip = try CodecEncoder.clip(contentsOf: URL(fileURLWithPath: audio))  // refused by its header when too long
-            let path = folder.path(NeuTTSModelFolder.encoder)
-            referenceCodes = try await InferenceExecutor.shared.run {
-                try CodecEncoder(session: InferenceSession(modelPath: path)).encode(clip.samples, sampleRate: clip.sampleRate)
-            }
-        default:
-            throw ValidationError("Give the reference as --codes CODES.npy or --audio CLIP.wav, not both or neither.")
-        }
-        let voice = try NeuTTSVoice(codes: referenceCodes, transcript: text)
-        let written = try voice.write(id: id, to: folder.voices, replacing: replace)
-        print(String(format: "added voice %@: %d codes (%.1f s) in %@", id, referenceCodes.count,
-                     Double(referenceCodes.count) / 50, written.path))
+/// `chorus voice rm`: removes a cloned voice.
+struct VoiceRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm",
+        abstract: "Remove a cloned voice."
+    )
+
+    @Option(help: ArgumentHelp("The engine whose voice it is.", valueName: "engine"))
+    var engine: EngineChoice
+
+    @Option(help: ArgumentHelp("A model other than the engine's default.", valueName: "path"))
+    var model: String?
+
+    @Argument(help: "The voice's id.")
+    var id: String
+
+    func run() async throws {
+        let cloner = try await engine.engine.loadCloning(from: model.map { URL(fileURLWithPath: $0) })
+        try await cloner.removeVoice(id: id.precomposedStringWithCanonicalMapping)
+        print("removed \(engine.id) voice \(id)")
     }
 }
 
 extension Voice.Gender: ExpressibleByArgument {}
-
-extension VoiceAddCommand {
-    /// A Chatterbox voice: the clip through the speech encoder (24 kHz, more than 5 s, -27 LUFS), its four
-    /// outputs stored in the model folder's voices; no transcript is read.
-    func addChatterboxVoice() async throws {
-        guard dialect == nil, instruction == nil, codes == nil else {
-            throw ValidationError("--dialect, --instruction and --codes do not apply to Chatterbox; give --audio CLIP.wav.")
-        }
-        guard let audio else { throw ValidationError("Give the clip with --audio FILE.wav.") }
-        let folder = try ChatterboxModelFolder(url: model.map { URL(fileURLWithPath: $0) } ?? ChatterboxSynthesizer.defaultFolder)
-        let target = folder.voices.appendingPathComponent(id, isDirectory: true)
-        guard !id.isEmpty, !id.contains("/"), !id.hasPrefix(".") else {
-            throw ValidationError("The voice id '\(id)' is not a usable folder name; use letters, digits, - or _.")
-        }
-        if FileManager.default.fileExists(atPath: target.path), !replace {
-            throw ValidationError("A Chatterbox voice '\(id)' exists in \(folder.voices.path); add --replace to replace it.")
-        }
-        let clip = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
-        let prepared = try SpeechEncoder.preparedClip(clip.samples, sampleRate: clip.sampleRate)  // refuse before loading
-        guard folder.hasSpeechEncoder else {
-            throw ValidationError("There is no speech_encoder.onnx in \(folder.url.path); run chorus models pull chatterbox.")
-        }
-        let path = folder.path(ChatterboxModelFolder.speechEncoder)
-        let voice = try await InferenceExecutor.shared.run {
-            try SpeechEncoder(session: InferenceSession(modelPath: path)).encode(prepared, sampleRate: ConditionalDecoder.sampleRate)
-        }
-        // Written beside and renamed into place, so a failure leaves any earlier voice whole.
-        let staging = folder.voices.appendingPathComponent(".\(id).adding-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: staging) }
-        try voice.write(to: staging)
-        if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
-        try FileManager.default.moveItem(at: staging, to: target)
-        print(String(format: "added voice %@: %.1f s clip, %d prompt tokens in %@", id,
-                     Double(prepared.count) / Double(ConditionalDecoder.sampleRate), voice.audioTokens.count, target.path))
-    }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ChorusEngines
 import ChorusSpeech
 
 /// `chorus voices`: the voices of every installed engine.
@@ -16,24 +17,13 @@ struct VoicesCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        var listed: [Voice] = []
-        var problems: [String] = []
-        for choice in engine.map({ [$0] }) ?? EngineChoice.allCases {
-            do {
-                listed += try choice.engine.installedVoices()  // from disk: no engine is loaded
-                for voice in choice.engine.unusableVoices() {
-                    problems.append("\(choice.rawValue) voice '\(voice.id)': \(voice.problem)")
-                }
-            } catch {
-                problems.append("\(choice.rawValue): \(error)")
-            }
-        }
+        let (listed, problems) = Self.voices(of: engine.map { [$0.engine] } ?? Engine.all)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(listed), as: UTF8.self))
         } else {
-            let rows = listed.map { [$0.engine, $0.id, $0.language, $0.gender.rawValue] }
+            let rows = listed.map { [$0.engine, VoiceID.excerpt(of: $0.id), $0.language, $0.gender.rawValue] }
             let header = ["ENGINE", "VOICE", "LANGUAGE", "GENDER"]
             let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
             for row in [header] + rows {
@@ -45,5 +35,23 @@ struct VoicesCommand: ParsableCommand {
             FileHandle.standardError.write(Data("not available: \(problem)\n".utf8))
         }
         if listed.isEmpty { throw ExitCode.failure }
+    }
+
+    /// The voices of `engines` read from disk (no engine is loaded), and a line for each engine or voice that
+    /// cannot be used.
+    static func voices(of engines: [Engine]) -> (voices: [Voice], problems: [String]) {
+        var listed: [Voice] = []
+        var problems: [String] = []
+        for engine in engines {
+            do {
+                listed += try engine.installedVoices()
+                for voice in engine.unusableVoices() {
+                    problems.append("\(engine.id) voice '\(VoiceID.excerpt(of: voice.id))': \(voice.problem)")
+                }
+            } catch {
+                problems.append("\(engine.id): \(error)")
+            }
+        }
+        return (listed, problems)
     }
 }

@@ -1,3 +1,4 @@
+import ChorusSpeech
 import Foundation
 
 /// What can go wrong in the Chatterbox Turbo engine; each says what failed and what to do.
@@ -10,6 +11,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
     case invalidVoice(path: String, reason: String)
     /// A voice clip is too short for upstream's conditioning.
     case clipTooShort(seconds: Double)
+    /// A voice clip is longer than the speech encoder is given.
+    case clipTooLong(seconds: Double, maximum: Double)
     /// The prompt and the longest generation do not fit the language model's positions.
     case promptTooLong(tokens: Int, limit: Int)
     /// The language model's first logits were all -inf, so no speech token can be drawn.
@@ -25,6 +28,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
             "The Chatterbox voice \(path) \(reason); add it again with chorus voice add --engine chatterbox --audio CLIP.wav."
         case .clipTooShort(let seconds):
             "The voice clip is \(String(format: "%.2f", seconds)) s long; Chatterbox needs more than 5 s of speech (5-10 s is best)."
+        case .clipTooLong(let seconds, let maximum):
+            "The voice clip is \(String(format: "%.1f", seconds)) s long; Chatterbox takes at most \(String(format: "%.0f", maximum)) s (5-10 s is best), so trim it."
         case .promptTooLong(let tokens, let limit):
             "The prompt is \(tokens) positions, leaving no room for speech within the language model's \(limit); use shorter text."
         case .noFiniteLogit:
@@ -33,4 +38,14 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
     }
 
     public var errorDescription: String? { description }
+}
+
+extension ChatterboxError: CallerMistake {
+    /// Clips of the wrong length and texts too long for the positions are the caller's to fix.
+    public var isCallersMistake: Bool {
+        switch self {
+        case .clipTooShort, .clipTooLong, .promptTooLong: true
+        case .unexpectedModel, .tokenizerConvention, .invalidVoice, .noFiniteLogit: false
+        }
+    }
 }

@@ -62,23 +62,34 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     private let lock = NSLock()
     private var loading: Task<Stages, Error>?
     private var voiceCache: [String: VoiceConditioning] = [:]
+    private var speechEncoder: InferenceSession?
     private(set) var loadCount = 0
 
     /// The default model folder: `<models root>/chatterbox-fp32` (see `ModelStore`).
-    public static var defaultFolder: URL { ModelStore.current.folder(for: ModelManifest.chatterbox(.fp32)) }
+    public static var defaultFolder: URL { ModelStore.current.folder(for: manifest) }
 
     /// The voices installed for the model folder `folder` (the default one when nil), without loading models.
     public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
         try installed(in: ChatterboxModelFolder(url: folder ?? defaultFolder).voices)
     }
 
-    static func installed(in voices: URL) -> [Voice] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: voices.path)) ?? []
-        return names.sorted().filter { name in
-            !name.hasPrefix(".") && FileManager.default.fileExists(
-                atPath: voices.appendingPathComponent(name).appendingPathComponent("audio_features.npy").path)
-        }.map { Voice(id: $0, engine: "chatterbox", language: "en", gender: .unknown, summary: "cloned from a clip") }
+    /// The voices installed for the model folder `folder` (the default one when nil) that cannot be used, with why.
+    public static func unusableVoices(folder: URL? = nil) -> [UnusableVoice] {
+        guard let models = try? ChatterboxModelFolder(url: folder ?? defaultFolder) else { return [] }
+        return contents(of: models.voices).unusable
     }
+
+    /// The store of the voices in `voices`.
+    public static func store(_ voices: URL) -> VoiceStore { VoiceStore(folder: voices, engine: "chatterbox") }
+
+    /// The voices in `voices`: a folder missing one of the speech encoder's four outputs is unusable.
+    static func contents(of voices: URL) -> VoiceStore.Contents<Voice> {
+        store(voices).contents(requiring: VoiceConditioning.files.map { $0 + ".npy" }) { id, _ in
+            Voice(id: id, engine: "chatterbox", language: "en", gender: .unknown, summary: "cloned from a clip")
+        }
+    }
+
+    static func installed(in voices: URL) -> [Voice] { contents(of: voices).voices }
 
     /// The engine over the model folder `folder` (the default one when nil): the folder is checked now, the
     /// graphs are loaded by the first call that needs them (`prepare`).
@@ -89,6 +100,23 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     }
 
     public var voices: [Voice] { Self.installed(in: folder.voices) }
+    public var unusableVoices: [UnusableVoice] { Self.contents(of: folder.voices).unusable }
+
+    /// The speech encoder's session, made on first use (only cloning reads it).
+    func speechEncoderSession() throws -> InferenceSession {
+        try lock.withLock {
+            if let speechEncoder { return speechEncoder }
+            let made = try InferenceSession(modelPath: folder.path(ChatterboxModelFolder.speechEncoder))
+            speechEncoder = made
+            return made
+        }
+    }
+
+    /// Forgets what was read and spoken of voice `id` (after it is replaced or removed).
+    func forgetVoice(_ id: String) {
+        lock.withLock { voiceCache[id] = nil }
+        chunkCache.removeAll(voice: id)
+    }
 
     /// Loads the stages once: concurrent first callers wait for the same load; a failed load is tried again
     /// by the next call.
@@ -168,27 +196,19 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     }
 
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try request.checkTextAndSpeed(speeds: 1...1)
-                    let (voiceID, voice) = try conditioning(request.voice)
-                    let stages = try await prepare()
-                    let rate = sampleRate
-                    status.send(.synthesizing)
-                    defer { status.send(.ready) }
-                    for chunk in chunks(of: request.text) {
-                        let audio = try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
-                            try speak(chunk, voiceID: voiceID, voice: voice, stages: stages)
-                        }
-                        continuation.yield(AudioChunk(samples: audio, sampleRate: rate, text: chunk))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        SynthesisStream.make { [self] yield in
+            try request.checkTextAndSpeed(speeds: 1...1)
+            let (voiceID, voice) = try conditioning(request.voice)
+            let stages = try await prepare()
+            let rate = sampleRate
+            status.send(.synthesizing)
+            defer { status.send(.ready) }
+            for chunk in chunks(of: request.text) {
+                let audio = try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                    try speak(chunk, voiceID: voiceID, voice: voice, stages: stages)
                 }
+                yield(AudioChunk(samples: audio, sampleRate: rate, text: chunk))
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ChorusAudio
 import ChorusONNX
+import ChorusSpeech
 import Foundation
 
 /// Stage 0: a voice from a clip (`ChatterboxTurboTTS.prepare_conditionals`) on the export's `speech_encoder`:
@@ -12,6 +13,9 @@ public struct SpeechEncoder: Sendable {
     public let session: InferenceSession
     /// upstream asserts clips are longer than this.
     public static let minimumSeconds = 5.0
+    /// The longest clip taken, in seconds. Upstream reads any length (its voice encoder takes the whole
+    /// clip); Chorus bounds it so one upload cannot hold the encoder's memory without limit.
+    public static let maximumSeconds = 60.0
     /// upstream's `norm_loudness` target.
     public static let targetLoudness = -27.0
 
@@ -31,6 +35,8 @@ public struct SpeechEncoder: Sendable {
             ? samples : try Resampler.resample(samples, from: sampleRate, to: ConditionalDecoder.sampleRate)
         let seconds = Double(clip.count) / Double(ConditionalDecoder.sampleRate)
         guard seconds > minimumSeconds else { throw ChatterboxError.clipTooShort(seconds: seconds) }
+        guard seconds <= maximumSeconds else { throw ChatterboxError.clipTooLong(seconds: seconds, maximum: maximumSeconds) }
+        guard clip.allSatisfy(\.isFinite) else { throw SpeechError.unusableClip(problem: "it holds samples that are not numbers") }
         return try LoudnessMeter(sampleRate: ConditionalDecoder.sampleRate).normalized(clip, to: targetLoudness)
     }
 

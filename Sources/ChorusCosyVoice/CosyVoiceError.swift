@@ -1,3 +1,4 @@
+import ChorusSpeech
 import Foundation
 
 /// What can go wrong inside the CosyVoice engine, worded for the person who has to fix it.
@@ -8,12 +9,6 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case unusableAttentionMask(file: String, problem: String)
     /// A voice folder is missing a file or holds one that cannot be read.
     case invalidVoice(folder: String, problem: String)
-    /// A voice id that cannot name a new voice (see `VoiceCatalog.checkedID`).
-    case invalidVoiceID(id: String, problem: String)
-    /// A voice with this id is installed and replacing it was not asked for.
-    case voiceExists(id: String, folder: String)
-    /// The path where voices are kept is a file.
-    case voicesFolderIsAFile(path: String)
     /// Sampling kept drawing stop ids before the minimum length; the model or its input is broken.
     case samplingStuck(step: Int, trials: Int)
     /// A voice clip's transcript is empty.
@@ -41,12 +36,6 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
                 + "or use the community export's estimator, which has none and attends fully."
         case .invalidVoice(let folder, let problem):
             return "The voice in \(folder) is unusable: \(problem). Rebuild it with `chorus voice add`."
-        case .invalidVoiceID(let id, let problem):
-            return "The voice id '\(id)' cannot be used: \(problem)."
-        case .voiceExists(let id, let folder):
-            return "A voice '\(id)' is already installed in \(folder); pick another id, or replace it (--replace)."
-        case .voicesFolderIsAFile(let path):
-            return "\(path) is a file, but CosyVoice keeps its voices in a folder there; move the file away."
         case .samplingStuck(let step, let trials):
             return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
                 + "check that the text and the voice's prompt tokens belong to this model."
@@ -66,6 +55,17 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
             return "The clip is silent (peak \(peak)); record or pick a clip with speech in it."
         case .unexpectedOutput(let model, let name, let shape, let expected):
             return "\(model) returned '\(name)' with shape \(shape), expected \(expected)."
+        }
+    }
+}
+
+extension CosyVoiceError: CallerMistake {
+    /// A clip or transcript that cannot make a voice, and a voice without transcript asked to speak zero-shot,
+    /// are the caller's to fix.
+    public var isCallersMistake: Bool {
+        switch self {
+        case .emptyTranscript, .voiceWithoutTranscript, .clipTooShort, .clipTooLong, .clipNotFinite, .clipSilent: true
+        case .unexpectedSignature, .unusableAttentionMask, .invalidVoice, .samplingStuck, .unexpectedOutput: false
         }
     }
 }

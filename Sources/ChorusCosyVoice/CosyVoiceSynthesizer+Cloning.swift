@@ -8,15 +8,20 @@ extension CosyVoiceSynthesizer: VoiceCloning {
     public var cloningNeedsTranscript: Bool { true }
     public var acceptedClipDuration: ClosedRange<Double> { VoiceExtractor.minimumDuration...VoiceExtractor.maximumDuration }
 
-    /// A voice made from `clip` (any rate; its exact transcript required), in memory. The first clone
-    /// loads campplus.onnx and speech_tokenizer_v3.onnx from the model folder.
+    /// A voice made from `clip` (any rate) and its exact transcript, in memory. Without a transcript the voice
+    /// speaks only cross-lingually (upstream `inference_cross_lingual` reads none). The first clone loads
+    /// campplus.onnx and speech_tokenizer_v3.onnx from the model folder.
     public func cloneVoice(from clip: VoiceClip, id: String, language: String?) async throws -> ClonedVoice {
-        guard let transcript = clip.transcript else { throw CosyVoiceError.emptyTranscript }
+        try clip.check(accepting: acceptedClipDuration, engine: engineName)
+        let transcript = clip.transcript?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let transcript, transcript.isEmpty { throw CosyVoiceError.emptyTranscript }
+        let id = try VoiceCatalog.store(voicesFolder).checkedNewID(id, replacing: true)
         let prompt = try await configuration.executor.run { [self] in
             try Self.encode(clip, transcript: transcript, with: catalog.extractor(folder: modelFolder))
         }
-        let voice = Voice(id: id, engine: engineName, language: language ?? "und", gender: .unknown,
-                          summary: "cloned from a \(String(format: "%.1f", clip.duration)) s clip")
+        var summary = String(format: "cloned from a %.1f s clip", clip.duration)
+        if transcript == nil { summary += ", no transcript: cross-lingual only" }
+        let voice = Voice(id: id, engine: engineName, language: language ?? "und", gender: .unknown, summary: summary)
         return ClonedVoice(voice: voice, conditioning: CosyVoiceConditioning(prompt: prompt))
     }
 
@@ -26,15 +31,15 @@ extension CosyVoiceSynthesizer: VoiceCloning {
         try encoder.encode(samples: clip.samples, sampleRate: clip.sampleRate, transcript: transcript)
     }
 
-    /// Writes `voice` into the voices folder (see `VoiceCatalog`) and lists it; its id must be new.
-    public func register(_ voice: ClonedVoice) async throws {
+    /// Writes `voice` into the voices folder (see `VoiceCatalog`) and lists it; its id must be new unless `replacing`.
+    public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
         guard voice.voice.engine == engineName, let conditioning = voice.conditioning as? CosyVoiceConditioning else {
             throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
         }
         let description = voice.voice
         let folder = try VoiceCatalog.add(conditioning.prompt, id: description.id, language: description.language,
                                           gender: description.gender, summary: description.summary,
-                                          instruction: conditioning.instruction, to: voicesFolder)
+                                          instruction: conditioning.instruction, to: voicesFolder, replacing: replacing)
         catalog.insert(VoiceCatalog.Entry(voice: description, folder: folder,
                                           duration: Double(conditioning.prompt.speechTokens.count) / 25,
                                           instruction: conditioning.instruction))
@@ -45,7 +50,7 @@ extension CosyVoiceSynthesizer: VoiceCloning {
         guard let entry = catalog.entry(id) else {
             throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
         }
-        try FileManager.default.removeItem(at: entry.folder)
+        try VoiceCatalog.store(voicesFolder).remove(id: entry.folder.lastPathComponent)
         catalog.remove(id)
     }
 }
@@ -93,5 +98,20 @@ final class InstalledVoices: @unchecked Sendable {
             loadedExtractor = made
             return made
         }
+    }
+}
+
+extension CosyVoiceSynthesizer: InstructedVoices {
+    /// `voice` spoken as upstream's `inference_instruct2`: the LLM reads `instruction` (such as upstream's
+    /// "请用广东话表达。") instead of the clip's transcript; the flow keeps the clip's timbre.
+    public func instructed(_ voice: ClonedVoice, with instruction: String) throws -> ClonedVoice {
+        guard voice.voice.engine == engineName, var conditioning = voice.conditioning as? CosyVoiceConditioning else {
+            throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
+        }
+        guard !instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw CosyVoiceError.invalidVoice(folder: voice.voice.id, problem: "the instruction is empty")
+        }
+        conditioning.instruction = instruction
+        return ClonedVoice(voice: voice.voice, conditioning: conditioning)
     }
 }

@@ -282,53 +282,45 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     /// The audio of `request`, piece by piece, with the clip conditioning the LLM as `mode` says.
     public func stream(_ request: SynthesisRequest, mode: Mode) -> AsyncThrowingStream<AudioChunk, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try request.checkTextAndSpeed()
-                    let (voice, voiceInstruction) = try conditioning(of: request.voice)
-                    let instruction = mode == .crossLingual ? nil : voiceInstruction
-                    let prompt: [Int]
-                    let pieces: [String]
-                    switch mode {
-                    case .zeroShot:
-                        if voice.text.isEmpty, instruction == nil {
-                            throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
-                        }
-                        prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
-                        pieces = try self.pieces(of: request.text)
-                    case .crossLingual:
-                        // Upstream's length limits then count the whole text, prefix included.
-                        prompt = []
-                        pieces = [Frontend.crossLingualText(request.text)]
-                    }
-                    let usesPromptSpeech = mode == .zeroShot && instruction == nil
-                    for piece in pieces {
-                        let text = try frontend.tokenizer.encode(piece)
-                        // Every model run is a job on the inference executor: no model loop holds a shared
-                        // concurrency thread, and cancelling this task stops the run in progress.
-                        if request.speed == 1 {
-                            _ = try await runLimit.withPlace {
-                                try await streamSynthesis(promptText: prompt, text: text, voice: voice,
-                                                          usesPromptSpeech: usesPromptSpeech) { samples in
-                                    continuation.yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
-                                }
-                            }
-                        } else {
-                            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                            let result = try await configuration.executor.run(limit: runLimit) { [self] in
-                                try synthesize(promptText: prompt, text: text, voice: voice,
-                                               usesPromptSpeech: usesPromptSpeech, speed: request.speed)
-                            }
-                            continuation.yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
+        SynthesisStream.make { [self] yield in
+            try request.checkTextAndSpeed()
+            let (voice, voiceInstruction) = try conditioning(of: request.voice)
+            let instruction = mode == .crossLingual ? nil : voiceInstruction
+            let prompt: [Int]
+            let pieces: [String]
+            switch mode {
+            case .zeroShot:
+                if voice.text.isEmpty, instruction == nil {
+                    throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
+                }
+                prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
+                pieces = try self.pieces(of: request.text)
+            case .crossLingual:
+                // Upstream's length limits then count the whole text, prefix included.
+                prompt = []
+                pieces = [Frontend.crossLingualText(request.text)]
+            }
+            let usesPromptSpeech = mode == .zeroShot && instruction == nil
+            for piece in pieces {
+                let text = try frontend.tokenizer.encode(piece)
+                // Every model run is a job on the inference executor: no model loop holds a shared
+                // concurrency thread, and cancelling this task stops the run in progress.
+                if request.speed == 1 {
+                    _ = try await runLimit.withPlace {
+                        try await streamSynthesis(promptText: prompt, text: text, voice: voice,
+                                                  usesPromptSpeech: usesPromptSpeech) { samples in
+                            yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
                         }
                     }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+                } else {
+                    // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+                    let result = try await configuration.executor.run(limit: runLimit) { [self] in
+                        try synthesize(promptText: prompt, text: text, voice: voice,
+                                       usesPromptSpeech: usesPromptSpeech, speed: request.speed)
+                    }
+                    yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

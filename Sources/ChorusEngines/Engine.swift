@@ -1,75 +1,148 @@
-import ChorusChatterbox
-import ChorusCosyVoice
-import ChorusKokoro
 import ChorusModels
-import ChorusNeuTTS
 import ChorusONNX
-import ChorusPiper
 import ChorusSpeech
 import Foundation
 
-/// One text-to-speech engine Chorus can load: what it is, what it can do, where its model lives by
-/// default, and how to load it. The command line and the server find engines here, by id.
+/// One text-to-speech engine: what it is, what it can do, the models it reads, its voices on disk and how
+/// to load it. This is the one description of an engine: the command line, `chorus models`, the server,
+/// `/v1/models` and the playground all read `Engine.all`, so an engine registered here (`register(_:)`) is
+/// offered everywhere.
 public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// What an engine can do beyond speaking text in its installed voices.
     public struct Capabilities: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// Audio comes piece by piece while the rest is made.
+        /// Audio comes piece by piece while the rest is made: a long text's first audio comes after its
+        /// first piece, not after all of it.
         public static let streaming = Capabilities(rawValue: 1 << 0)
-        /// Speaks in a voice made from a clip (`VoiceCloning`).
+        /// Speaks in a voice made from a clip (`VoiceCloning`); `Engine.cloning` says what the clip needs.
         public static let voiceCloning = Capabilities(rawValue: 1 << 1)
-        /// Speaks a request's text in the language it names (`SynthesisRequest.language`).
+        /// Reads a request's text in the language it names (`SynthesisRequest.language`, `--language`).
         public static let languageSelection = Capabilities(rawValue: 1 << 2)
-        /// Voices can carry an instruction (a dialect, a speaking style).
+        /// A cloned voice can carry an instruction (a dialect, a speaking style) the model reads instead of
+        /// the clip's transcript (`chorus voice add --dialect/--instruction`).
         public static let instructions = Capabilities(rawValue: 1 << 3)
+
+        /// The names shown to people and in `/v1/models`, in a fixed order.
+        public var names: [String] {
+            [(Self.streaming, "streaming"), (.voiceCloning, "voice-cloning"), (.languageSelection, "language-selection"),
+             (.instructions, "instructions")].filter { contains($0.0) }.map(\.1)
+        }
     }
 
-    /// The short name used on the command line and in requests ("kokoro").
+    /// What cloning a voice asks of the clip, known without loading the engine (forms ask for a transcript only
+    /// where it is read).
+    public struct Cloning: Sendable, Hashable {
+        /// Whether the clip's transcript is read.
+        public var needsTranscript: Bool
+        /// Clip lengths accepted, in seconds.
+        public var clipSeconds: ClosedRange<Double>
+
+        public init(needsTranscript: Bool, clipSeconds: ClosedRange<Double>) {
+            self.needsTranscript = needsTranscript
+            self.clipSeconds = clipSeconds
+        }
+    }
+
+    /// What a load is asked for.
+    public struct LoadOptions: Sendable {
+        /// The model to read (see `modelDescription`); the default model when nil.
+        public var model: URL?
+        /// The language text is read in when a request names none (engines with `.languageSelection`).
+        public var language: String?
+        /// The one request the engine will serve (a command writing one file), so it can make only the
+        /// sessions that request's calls use; nil for an engine that serves many.
+        public var servingOnly: SynthesisRequest?
+
+        public init(model: URL? = nil, language: String? = nil, servingOnly: SynthesisRequest? = nil) {
+            self.model = model
+            self.language = language
+            self.servingOnly = servingOnly
+        }
+    }
+
+    /// The short name used on the command line and in requests ("kokoro"); lower case.
     public let id: String
     /// The model's own name, for people.
     public let name: String
-    /// Output sample rate in Hz.
+    /// The output sample rate in Hz of its default voice; a voice with a rate of its own says so
+    /// (`Voice.sampleRate`, Piper's voices).
     public let sampleRate: Int
+    /// What it can do; every surface reads these.
     public let capabilities: Capabilities
-    /// The files its default model is made of, their sizes and hashes where known, source and licence.
-    public var manifest: ModelManifest {
-        switch id {
-        case "kokoro": KokoroSynthesizer.manifest
-        case "piper": PiperSynthesizer.manifest
-        case "neutts": NeuTTSSynthesizer.manifest
-        case "chatterbox": ModelManifest.chatterbox(.fp32)
-        default: CosyVoiceSynthesizer.manifest
-        }
-    }
-    /// The model `load()` reads when given none.
-    public let defaultModel: URL
+    /// What cloning asks of a clip; nil for an engine that does not clone.
+    public let cloning: Cloning?
+    /// The models `chorus models` offers for it, by name, its default model first (`chatterbox`, then
+    /// `chatterbox:fp16`, ...).
+    public let models: [ModelCatalog.Entry]
+    /// A model named by a variant no list could hold (`piper:en_US-lessac-medium`); nil when it has none.
+    let modelVariant: (@Sendable (String) throws -> ModelManifest)?
     /// What `load(from:)` accepts, in a few words ("a Kokoro model folder").
     public let modelDescription: String
+    private let defaultModelLocation: @Sendable () -> URL
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
-    private var unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice] = { _ in [] }
-    private let loader: @Sendable (URL?, String?, SynthesisRequest?) throws -> any SpeechSynthesizer
+    private let unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice]
+    private let loader: @Sendable (LoadOptions) throws -> any SpeechSynthesizer
+
+    /// An engine.
+    /// - Parameters:
+    ///   - id: its short name, lower case, unique among the engines.
+    ///   - models: its models by name, the default first; at least one.
+    ///   - modelVariant: the model a name `id:variant` stands for, where the variants cannot be listed.
+    ///   - defaultModel: where its default model is (a folder or a file, as `load` reads it).
+    ///   - installedVoices: its voices for a model (the default when nil), read from disk without loading.
+    ///   - unusableVoices: its voices on disk that cannot be used, with why.
+    ///   - load: the engine loaded; runs on the inference executor.
+    public init(id: String, name: String, sampleRate: Int, capabilities: Capabilities, cloning: Cloning? = nil,
+                models: [ModelCatalog.Entry], modelVariant: (@Sendable (String) throws -> ModelManifest)? = nil,
+                modelDescription: String, defaultModel: @escaping @Sendable () -> URL,
+                installedVoices: @escaping @Sendable (URL?) throws -> [Voice],
+                unusableVoices: @escaping @Sendable (URL?) -> [UnusableVoice] = { _ in [] },
+                load: @escaping @Sendable (LoadOptions) throws -> any SpeechSynthesizer) {
+        precondition(!models.isEmpty, "an engine has at least its default model")
+        self.id = id.lowercased()
+        self.name = name
+        self.sampleRate = sampleRate
+        self.capabilities = cloning == nil ? capabilities.subtracting(.voiceCloning) : capabilities.union(.voiceCloning)
+        self.cloning = cloning
+        self.models = models
+        self.modelVariant = modelVariant
+        self.modelDescription = modelDescription
+        defaultModelLocation = defaultModel
+        voiceLister = installedVoices
+        unusableVoiceLister = unusableVoices
+        loader = load
+    }
 
     public var description: String { id }
 
-    /// Loads the engine from `model` (see `modelDescription`; the default model when nil) on the
-    /// inference executor, so creating its sessions never blocks a shared concurrency thread.
-    /// `language` is the language text is read in when a request names none (engines with
-    /// `.languageSelection`; others refuse it). With `servingOnly`, the engine will serve that request
-    /// and no other (a command writing one file): Kokoro and Piper then make only the sessions its
-    /// calls use (`PieceParallelism.forOnly(_:pieces:)`).
-    public func load(from model: URL? = nil, language: String? = nil,
-                     servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
-        if language != nil, !capabilities.contains(.languageSelection) {
-            throw EngineError.languageNotSelectable(engine: id)
+    /// The files its default model is made of, their sizes and hashes where known, source and licence.
+    public var manifest: ModelManifest { models[0].manifest }
+
+    /// The model `load()` reads when given none.
+    public var defaultModel: URL { defaultModelLocation() }
+
+    /// Loads the engine on the inference executor, so creating its sessions never blocks a shared
+    /// concurrency thread. A language is refused by an engine without `.languageSelection`.
+    public func load(_ options: LoadOptions = LoadOptions()) async throws -> any SpeechSynthesizer {
+        if options.language != nil, !capabilities.contains(.languageSelection) {
+            throw EngineError.languageNotSelectable(engine: id, selecting: Self.all.filter {
+                $0.capabilities.contains(.languageSelection)
+            }.map(\.id))
         }
         let loader = loader
-        return try await InferenceExecutor.shared.run { try loader(model, language, request) }
+        return try await InferenceExecutor.shared.run { try loader(options) }
     }
 
-    /// The voices installed for `model` (the default model when nil), read from disk without loading
-    /// the engine's sessions; throws as loading would when the model's files are not there.
+    /// `load(_:)` from `model` (the default model when nil).
+    public func load(from model: URL? = nil, language: String? = nil,
+                     servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
+        try await load(LoadOptions(model: model, language: language, servingOnly: request))
+    }
+
+    /// The voices installed for `model` (the default model when nil), read from disk without loading the
+    /// engine's sessions; throws as loading would when the model's files are not there.
     public func installedVoices(from model: URL? = nil) throws -> [Voice] {
         try voiceLister(model)
     }
@@ -79,95 +152,57 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         unusableVoiceLister(model)
     }
 
-    /// `load(from:)` for an engine that clones voices; throws for one that cannot.
+    /// This engine reading `model` wherever it would read its default model (a server or a test serving a model
+    /// folder of its own).
+    public func using(model: URL) -> Engine {
+        let (voiceLister, unusableVoiceLister, loader) = (voiceLister, unusableVoiceLister, loader)
+        return Engine(id: id, name: name, sampleRate: sampleRate, capabilities: capabilities, cloning: cloning,
+                      models: models, modelVariant: modelVariant, modelDescription: modelDescription,
+                      defaultModel: { model },
+                      installedVoices: { try voiceLister($0 ?? model) },
+                      unusableVoices: { unusableVoiceLister($0 ?? model) },
+                      load: { options in
+                          var options = options
+                          options.model = options.model ?? model
+                          return try loader(options)
+                      })
+    }
+
+    /// `load(from:)` for an engine that clones voices; throws naming the engines that do for one that cannot.
     public func loadCloning(from model: URL? = nil) async throws -> any VoiceCloning {
-        guard capabilities.contains(.voiceCloning), let engine = try await load(from: model) as? any VoiceCloning else {
-            throw EngineError.cannotClone(engine: id, cloning: Engine.all.filter { $0.capabilities.contains(.voiceCloning) }.map(\.id))
+        guard cloning != nil, let engine = try await load(from: model) as? any VoiceCloning else {
+            throw EngineError.cannotClone(engine: id, cloning: Self.all.filter { $0.cloning != nil }.map(\.id))
         }
         return engine
     }
 }
 
 extension Engine {
-    /// Kokoro-82M: 24 kHz, a style vector per voice, text read in any espeak-ng language.
-    public static let kokoro = Engine(
-        id: "kokoro", name: "Kokoro-82M", sampleRate: 24_000, capabilities: [.streaming, .languageSelection],
-        defaultModel: ModelStore.current.folder(for: KokoroSynthesizer.manifest), modelDescription: "a Kokoro model folder",
-        voiceLister: { model in
-            try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
+    private static let registry = Locked<[Engine]>([.kokoro, .piper, .cosyvoice, .neutts, .chatterbox])
+
+    /// Every engine: the built-in ones, the default first, then those registered, in order.
+    public static var all: [Engine] { registry.withLock { $0 } }
+
+    /// Adds `engine` to `all`, so the command line, `chorus models`, the server and the playground offer
+    /// it; throws when its id is taken or is not a plain lower-case name.
+    public static func register(_ engine: Engine) throws {
+        guard !engine.id.isEmpty, engine.id.unicodeScalars.allSatisfy({
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+        }) else {
+            throw EngineError.invalidEngineID(engine.id)
         }
-    ) { model, language, request in
-        try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)),
-                              espeakVoice: language ?? "en-us", parallelism: request.map(KokoroSynthesizer.parallelism(servingOnly:)))
+        try registry.withLock { engines in
+            guard !engines.contains(where: { $0.id == engine.id }) else { throw EngineError.engineExists(engine.id) }
+            engines.append(engine)
+        }
     }
 
-    /// Piper: one VITS voice per `.onnx` file with its `.onnx.json`.
-    public static let piper = Engine(
-        id: "piper", name: "Piper", sampleRate: 22_050, capabilities: [.streaming],
-        defaultModel: PiperSynthesizer.defaultModel(),
-        modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
-        voiceLister: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
-    ) { model, _, request in
-        let parallelism = try request.map(PiperSynthesizer.parallelism(servingOnly:))
-        return try PiperSynthesizer(modelPath: model ?? PiperSynthesizer.defaultModel(), parallelism: parallelism)
-    }
-
-    /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect instructions.
-    public static let cosyvoice = Engine(
-        id: "cosyvoice", name: "CosyVoice 3", sampleRate: 24_000, capabilities: [.streaming, .voiceCloning, .instructions],
-        defaultModel: CosyVoiceSynthesizer.defaultFolder, modelDescription: "a CosyVoice 3 model folder",
-        voiceLister: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
-        unusableVoiceLister: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
-    ) { model, _, _ in
-        try CosyVoiceSynthesizer(folder: model)
-    }
-
-    /// NeuTTS Nano / Air: 24 kHz, phoneme prompt, a voice is its NeuCodec reference codes and transcript.
-    public static let neutts = Engine(
-        id: "neutts", name: "NeuTTS Nano / Air", sampleRate: 24_000, capabilities: [.streaming],
-        defaultModel: NeuTTSSynthesizer.defaultFolder, modelDescription: "a NeuTTS model folder",
-        voiceLister: { model in try NeuTTSSynthesizer.installedVoices(folder: model) }
-    ) { model, _, _ in
-        try NeuTTSSynthesizer(folder: model)
-    }
-
-    /// Chatterbox Turbo: 24 kHz, a voice is the speech encoder's four outputs for a clip; graphs loaded on first use.
-    public static let chatterbox = Engine(
-        id: "chatterbox", name: "Chatterbox Turbo", sampleRate: 24_000, capabilities: [.streaming],
-        defaultModel: ChatterboxSynthesizer.defaultFolder, modelDescription: "a Chatterbox Turbo ONNX model folder",
-        voiceLister: { model in try ChatterboxSynthesizer.installedVoices(folder: model) }
-    ) { model, _, _ in
-        try ChatterboxSynthesizer(folder: model)
-    }
-
-    /// Every engine, the default first.
-    public static let all: [Engine] = [.kokoro, .piper, .cosyvoice, .neutts, .chatterbox]
-
-    /// The engine called `id`; throws naming the known ones otherwise.
+    /// The engine called `id` (any case); throws naming the known ones otherwise.
     public static func named(_ id: String) throws -> Engine {
-        guard let engine = all.first(where: { $0.id == id.lowercased() }) else {
-            throw EngineError.unknownEngine(id, known: all.map(\.id))
+        let engines = all
+        guard let engine = engines.first(where: { $0.id == id.lowercased() }) else {
+            throw EngineError.unknownEngine(id, known: engines.map(\.id))
         }
         return engine
     }
-}
-
-/// Why an engine cannot be found or loaded as asked.
-public enum EngineError: Error, Equatable, CustomStringConvertible, LocalizedError {
-    case unknownEngine(String, known: [String])
-    case languageNotSelectable(engine: String)
-    case cannotClone(engine: String, cloning: [String])
-
-    public var description: String {
-        switch self {
-        case .unknownEngine(let id, let known):
-            "There is no engine called '\(id)'; use one of \(known.joined(separator: ", "))."
-        case .languageNotSelectable(let engine):
-            "The \(engine) engine speaks the language of its voice; leave the language out or pick kokoro."
-        case .cannotClone(let engine, let cloning):
-            "The \(engine) engine cannot clone voices; use \(cloning.joined(separator: " or "))."
-        }
-    }
-
-    public var errorDescription: String? { description }
 }

@@ -10,6 +10,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible, Loc
     case checksumMismatch(model: String, path: String, expected: String, actual: String, remedy: String)
     /// A file is there but cannot be read.
     case unreadableFile(model: String, path: String, reason: String)
+    /// A model's name does not name one (`chorus models pull NAME`); `expected` says what would.
+    case invalidName(String, expected: String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum ModelError: Error, Equatable, Sendable, CustomStringConvertible, Loc
             "\(path) has SHA-256 \(actual) where the \(model) model has \(expected); it is damaged or another version. \(remedy)"
         case .unreadableFile(let model, let path, let reason):
             "Cannot read \(path) of the \(model) model: \(reason). Check its permissions."
+        case .invalidName(let name, let expected):
+            "'\(name)' does not name a model; give \(expected)."
         }
     }
 

@@ -95,7 +95,7 @@ public struct ModelManifest: Sendable, Equatable, Identifiable {
     }
 
     /// Whether every file the model needs has a download source, so `chorus models pull` can install it.
-    var isDownloadable: Bool { files.allSatisfy { $0.isOptional || !$0.remote.isEmpty } }
+    public var isDownloadable: Bool { files.allSatisfy { $0.isOptional || !$0.remote.isEmpty } }
 
     /// This manifest with `hashes` (file name to SHA-256) filled in where it records none: the hashes
     /// a first verified download recorded for files whose source publishes none.

@@ -40,19 +40,32 @@ public struct NeuTTSModelFolder: Sendable {
 }
 
 extension NeuTTSSynthesizer {
-    /// The NeuTTS model folder. Brought by hand: Neuphonic publishes the backbones as PyTorch and GGUF and the
-    /// decoder as ONNX; no sizes or hashes are recorded, since this project has not installed the real weights.
+    /// NeuTTS Nano (`<models>/neutts`): the backbone as ONNX with its KV cache (`backbone.onnx`, which no hub
+    /// publishes: it is exported by hand), the backbone's tokenizer from `neuphonic/neutts-nano`, the NeuCodec
+    /// decoder from `neuphonic/neucodec-onnx-decoder` stored as `decoder.onnx` (the name the engine loads), and
+    /// optionally the NeuCodec encoder `encoder.onnx` for voices from clips, which Neuphonic does not publish:
+    /// `scripts/export-neucodec-encoder.py` makes it from the PyTorch codec and a pull keeps one put there by
+    /// hand. Written from the reference notes: Hugging Face was not reachable, so no size or hash is recorded.
     public static let manifest = ModelManifest(
-        id: "neutts", name: "NeuTTS Nano / Air",
-        files: [ModelManifest.File(NeuTTSModelFolder.backbone), ModelManifest.File(NeuTTSModelFolder.tokenizer),
-                ModelManifest.File(NeuTTSModelFolder.decoder),
-                ModelManifest.File(NeuTTSModelFolder.encoder, optionalFor: "chorus voice add --audio (scripts/export-neucodec-encoder.py makes it)"),
-                ModelManifest.File(NeuTTSModelFolder.settings, optionalFor: "a backbone that reads another language than en-us")],
-        source: "huggingface.co/neuphonic (neutts-nano, neutts-air and their language variants; neucodec-onnx-decoder)",
+        id: "neutts", name: "NeuTTS Nano",
+        files: [
+            ModelManifest.File(NeuTTSModelFolder.backbone),
+            ModelManifest.File(NeuTTSModelFolder.tokenizer,
+                               from: .huggingFace(repo: "neuphonic/neutts-nano", revision: "main", path: "tokenizer.json")),
+            ModelManifest.File("tokenizer_config.json", optionalFor: "the tokenizer's class and added tokens",
+                               from: .huggingFace(repo: "neuphonic/neutts-nano", revision: "main", path: "tokenizer_config.json")),
+            ModelManifest.File(NeuTTSModelFolder.decoder,
+                               from: .huggingFace(repo: "neuphonic/neucodec-onnx-decoder", revision: "main", path: "model.onnx")),
+            ModelManifest.File(NeuTTSModelFolder.encoder,
+                               optionalFor: "voices from clips (scripts/export-neucodec-encoder.py makes it)"),
+            ModelManifest.File(NeuTTSModelFolder.settings, optionalFor: "a backbone that reads another language than en-us"),
+        ],
+        source: "huggingface.co/neuphonic/neutts-nano (tokenizer; the backbone exported to ONNX by hand), "
+            + "huggingface.co/neuphonic/neucodec-onnx-decoder (model.onnx)",
         licence: "NeuTTS Open License 1.0 (Nano), Apache-2.0 (Air, NeuCodec)",
         installation: .manual(
             "Export the backbone to ONNX with its KV cache (Hugging Face optimum's past_key_values/present names) as "
-                + "backbone.onnx beside its tokenizer.json, and put neuphonic/neucodec-onnx-decoder's model.onnx there as "
-                + "decoder.onnx; for voices from clips, export the NeuCodec encoder with scripts/export-neucodec-encoder.py as "
-                + "encoder.onnx; README's \"NeuTTS\" section has the details."))
+                + "backbone.onnx in the neutts model folder, then run `chorus models pull neutts` for the tokenizer and the "
+                + "NeuCodec decoder; for voices from clips, export the NeuCodec encoder with scripts/export-neucodec-encoder.py "
+                + "as encoder.onnx there; docs/engines.md's NeuTTS section has the details."))
 }

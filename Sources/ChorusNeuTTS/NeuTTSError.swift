@@ -1,3 +1,4 @@
+import ChorusSpeech
 import Foundation
 
 /// What can go wrong in the NeuTTS engine; each says what failed and what to do.
@@ -39,4 +40,15 @@ public enum NeuTTSError: Error, Equatable, CustomStringConvertible, LocalizedErr
     }
 
     public var errorDescription: String? { description }
+}
+
+extension NeuTTSError: CallerMistake {
+    /// A voice's codes or transcript, a text too long for the context and a code outside the codebook are the
+    /// caller's to fix; a model folder that lacks a token or a file is the installation's.
+    public var isCallersMistake: Bool {
+        switch self {
+        case .codeOutOfRange, .promptTooLong, .invalidVoice: true
+        case .missingToken, .unexpectedModel, .noSpeechCodes, .noEncoder: false
+        }
+    }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// NeuTTS Nano / Air as upstream neutts 1.4.1 runs it: phonemes of the voice's transcript and of the text,
 /// upstream's prompt with the voice's reference codes, the backbone's speech tokens, NeuCodec to 24 kHz.
 ///
-/// Each request is spoken whole as upstream's `infer` does (one prompt, up to 2048 tokens with the
-/// reference); `stream` yields upstream's streamed chunks (25 codes each) as the backbone draws them.
+/// Each piece of a request is spoken as upstream's `infer` does (one prompt, up to 2048 tokens with the
+/// reference); a text longer than fits one prompt is split into pieces that do (`pieces(of:voice:)`), where
+/// upstream would drop the rest. `stream` yields upstream's streamed chunks (25 codes each) as the backbone draws them.
 /// Every model run happens on the inference executor.
 public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     /// How generation is drawn.
@@ -37,6 +38,7 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     private let runLimit = RunLimit(maximum: 1)
     private let lock = NSLock()
     private var loadedVoices: [String: NeuTTSVoice] = [:]
+    private var encoder: InferenceSession?
 
     /// The default model folder: `<models root>/neutts` (see `ModelStore`).
     public static var defaultFolder: URL { ModelStore.current.folder(for: manifest) }
@@ -44,7 +46,13 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     /// The voices installed for the model folder `folder` (the default one when nil), without loading models.
     public static func installedVoices(folder: URL? = nil) throws -> [Voice] {
         let models = try NeuTTSModelFolder(url: folder ?? defaultFolder)
-        return NeuTTSVoice.installed(in: models.voices, language: models.language)
+        return NeuTTSVoice.contents(of: models.voices, language: models.language).voices
+    }
+
+    /// The voices installed for the model folder `folder` (the default one when nil) that cannot be used, with why.
+    public static func unusableVoices(folder: URL? = nil) -> [UnusableVoice] {
+        guard let models = try? NeuTTSModelFolder(url: folder ?? defaultFolder) else { return [] }
+        return NeuTTSVoice.contents(of: models.voices, language: models.language).unusable
     }
 
     /// Loads the model folder `folder` (the default one when nil).
@@ -60,7 +68,23 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         codec = try CodecDecoder(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.decoder)))
     }
 
-    public var voices: [Voice] { NeuTTSVoice.installed(in: folder.voices, language: folder.language) }
+    public var voices: [Voice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).voices }
+    public var unusableVoices: [UnusableVoice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).unusable }
+
+    /// The NeuCodec encoder's session, made on first use.
+    func encoderSession() throws -> InferenceSession {
+        try lock.withLock {
+            if let encoder { return encoder }
+            let made = try InferenceSession(modelPath: folder.path(NeuTTSModelFolder.encoder))
+            encoder = made
+            return made
+        }
+    }
+
+    /// Forgets what was read of voice `id` (after it is replaced or removed).
+    func forgetVoice(_ id: String) {
+        lock.withLock { loadedVoices[id] = nil }
+    }
 
     /// The stored voice `id` (the first installed one when nil).
     public func neuTTSVoice(_ reference: VoiceReference?) throws -> NeuTTSVoice {
@@ -104,26 +128,45 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         if !rest.isEmpty { try onChunk(rest) }
     }
 
+    /// How much of a piece's context its speech is given: the speech tokens a piece of `n` phonemes is budgeted
+    /// are `n` times the voice's own codes per phoneme times this, so a speaker slower in the text than in the
+    /// reference still fits.
+    static let speechMargin = 1.5
+
+    /// The pieces `text` is spoken in with `voice`, each small enough that its prompt and its speech fit the
+    /// backbone's context. Upstream speaks a text as one prompt and stops at the context, dropping what does not
+    /// fit; Chorus splits at sentence ends (then clauses, then words) instead, packing sentences up to the
+    /// budget. A piece's speech is estimated from the voice's own pace: its codes per phoneme of its transcript.
+    public func pieces(of text: String, voice: NeuTTSVoice) throws -> [String] {
+        let reference = try phonemizer.phonemes(for: voice.transcript)
+        let base = try prompt.ids(referencePhonemes: reference, textPhonemes: "", referenceCodes: voice.codes).count
+        let codesPerPhoneme = Double(voice.codes.count) / Double(max(reference.count, 1))
+        // A phoneme costs at most one prompt token, plus its speech.
+        let phonemes = Int(Double(Backbone.context - base) / (1 + codesPerPhoneme * Self.speechMargin))
+        guard phonemes >= 1 else { throw NeuTTSError.promptTooLong(tokens: base, context: Backbone.context) }
+        let phonemizer = self.phonemizer
+        let measure = SentenceChunker.Measure { piece in
+            piece.allSatisfy(\.isWhitespace) ? 0 : (try? phonemizer.phonemes(for: String(piece)).count) ?? Int.max
+        }
+        return SentenceChunker(maxLength: phonemes, measure: measure, packsSentences: true).split(text)
+            .filter { !$0.allSatisfy(\.isWhitespace) }
+    }
+
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try request.checkTextAndSpeed(speeds: 1...1)
-                    let voice = try neuTTSVoice(request.voice)
-                    let (text, rate, streams) = (request.text, sampleRate, configuration.streams)
-                    try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
-                        if streams {
-                            try speakStreaming(text, voice: voice) { continuation.yield(AudioChunk(samples: $0, sampleRate: rate, text: text)) }
-                        } else {
-                            continuation.yield(AudioChunk(samples: try speak(text, voice: voice), sampleRate: rate, text: text))
-                        }
+        SynthesisStream.make { [self] yield in
+            try request.checkTextAndSpeed(speeds: 1...1)
+            let voice = try neuTTSVoice(request.voice)
+            let (rate, streams) = (sampleRate, configuration.streams)
+            try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                for piece in try pieces(of: request.text, voice: voice) {
+                    try InferenceExecutor.checkCancellation()
+                    if streams {
+                        try speakStreaming(piece, voice: voice) { yield(AudioChunk(samples: $0, sampleRate: rate, text: piece)) }
+                    } else {
+                        yield(AudioChunk(samples: try speak(piece, voice: voice), sampleRate: rate, text: piece))
                     }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

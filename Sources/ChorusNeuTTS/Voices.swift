@@ -43,52 +43,25 @@ public struct NeuTTSVoice: Sendable, Equatable {
         try self.init(codes: codes, transcript: transcript)
     }
 
-    /// Writes the voice as folder `id` in `voices`, beside and renamed into place; throws when the id is taken
-    /// (unless `replacing`) or is not a plain name.
+    /// The store of the voices in `voices`.
+    public static func store(_ voices: URL) -> VoiceStore { VoiceStore(folder: voices, engine: "neutts") }
+
+    /// Writes the voice as folder `id` in `voices` (see `VoiceStore.write`: staged, and an installed voice is
+    /// replaced only when `replacing`, in one step).
     @discardableResult
     public func write(id: String, to voices: URL, replacing: Bool = false) throws -> URL {
-        try Self.checkWritable(id: id, in: voices, replacing: replacing)
-        let target = voices.appendingPathComponent(id, isDirectory: true)
-        let manager = FileManager.default
-        try manager.createDirectory(at: voices, withIntermediateDirectories: true)
-        let staging = voices.appendingPathComponent(".\(id)-\(UUID().uuidString)", isDirectory: true)
-        try manager.createDirectory(at: staging, withIntermediateDirectories: true)
-        do {
+        try Self.store(voices).write(id: id, replacing: replacing) { staging in
             try NPYFile(shape: [codes.count], values: codes.map(Float.init)).write(to: staging.appendingPathComponent(Self.codesFile))
             try Data(transcript.utf8).write(to: staging.appendingPathComponent(Self.transcriptFile))
-            if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
-            try manager.moveItem(at: staging, to: target)
-        } catch {
-            try? manager.removeItem(at: staging)
-            throw error
-        }
-        return target
-    }
-
-    /// Throws when `id` is not a plain name or names a voice already in `voices` (unless `replacing`): what
-    /// `write` checks, for callers that want to refuse before encoding a clip.
-    public static func checkWritable(id: String, in voices: URL, replacing: Bool) throws {
-        guard isPlainID(id) else {
-            throw NeuTTSError.invalidVoice("The voice id '\(id)' is not usable; use letters, digits, - and _ (at most 64).")
-        }
-        if FileManager.default.fileExists(atPath: voices.appendingPathComponent(id, isDirectory: true).path), !replacing {
-            throw NeuTTSError.invalidVoice("There is already a voice '\(id)' in \(voices.path); pick another id or add --replace.")
         }
     }
 
-    static func isPlainID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+    /// The voices stored in `voices`, sorted by id, and those that cannot be used (a file missing, codes outside
+    /// the codebook, an empty transcript), with why.
+    public static func contents(of voices: URL, language: String) -> VoiceStore.Contents<Voice> {
+        store(voices).contents(requiring: [codesFile, transcriptFile]) { id, folder in
+            _ = try NeuTTSVoice(folder: folder)
+            return Voice(id: id, engine: "neutts", language: language, gender: .unknown)
         }
-    }
-
-    /// The voices stored in `voices`, sorted by id; folders without both files are skipped.
-    public static func installed(in voices: URL, language: String) -> [Voice] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: voices.path)) ?? []
-        return names.sorted().filter { name in
-            !name.hasPrefix(".") && [codesFile, transcriptFile].allSatisfy {
-                FileManager.default.fileExists(atPath: voices.appendingPathComponent(name).appendingPathComponent($0).path)
-            }
-        }.map { Voice(id: $0, engine: "neutts", language: language, gender: .unknown) }
     }
 }

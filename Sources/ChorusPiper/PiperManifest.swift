@@ -31,3 +31,29 @@ extension PiperSynthesizer {
         store.folder(for: manifest).appendingPathComponent("en_US-joe-medium.onnx")
     }
 }
+
+extension PiperSynthesizer {
+    /// A voice of `rhasspy/piper-voices` by its name (`en_US-lessac-medium`): the model and its config in
+    /// `<models>/piper-<voice>`. The repository publishes no hash the manifest could carry; the hub's
+    /// `X-Linked-Etag` checks the model and the first download records the config's.
+    public static func manifest(voice: String) throws -> ModelManifest {
+        let fields = voice.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard fields.count == 3, let language = fields[0].split(separator: "_").first,
+              fields.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") } })
+        else {
+            throw ModelError.invalidName(voice, expected: "a Piper voice name, language_REGION-name-quality as en_US-lessac-medium")
+        }
+        let folder = "\(language)/\(fields[0])/\(fields[1])/\(fields[2])"
+        let repo = "rhasspy/piper-voices"
+        return ModelManifest(
+            id: "piper-\(voice)", name: "Piper \(voice)",
+            files: [
+                .init("\(voice).onnx", from: .huggingFace(repo: repo, revision: "main", path: "\(folder)/\(voice).onnx")),
+                .init("\(voice).onnx.json", from: .huggingFace(repo: repo, revision: "main", path: "\(folder)/\(voice).onnx.json")),
+                .init("MODEL_CARD", optionalFor: "the voice's dataset and licence",
+                      from: .huggingFace(repo: repo, revision: "main", path: "\(folder)/MODEL_CARD")),
+            ],
+            source: "huggingface.co/\(repo) (\(folder))", licence: "per voice: see its MODEL_CARD",
+            installation: .pull("piper:\(voice)"))
+    }
+}

@@ -93,7 +93,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// presents, so its gender is unknown.
     static func describe(id: String, config: PiperVoiceConfig) -> Voice {
         Voice(id: id, engine: "piper", language: config.languageCode.replacingOccurrences(of: "_", with: "-"),
-              gender: .unknown, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz")
+              gender: .unknown, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz", sampleRate: config.sampleRate)
     }
 
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).

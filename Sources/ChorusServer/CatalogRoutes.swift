@@ -1,3 +1,4 @@
+import ChorusEngines
 import ChorusSpeech
 import Foundation
 import Hummingbird
@@ -9,8 +10,19 @@ struct CatalogRoutes: Sendable {
     /// When the server started, in seconds since 1970: the `created` time of its models.
     let started: Int
 
-    /// OpenAI's model list: one model per engine.
+    /// OpenAI's model list: one model per engine, with what it can do (`Engine.capabilities`) and, for an
+    /// engine that clones, what a clip needs.
     func models(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        struct Cloning: Encodable {
+            var needsTranscript: Bool
+            var minimumSeconds: Double
+            var maximumSeconds: Double
+            enum CodingKeys: String, CodingKey {
+                case needsTranscript = "needs_transcript"
+                case minimumSeconds = "minimum_seconds"
+                case maximumSeconds = "maximum_seconds"
+            }
+        }
         struct Model: Encodable {
             var id: String
             var object = "model"
@@ -19,8 +31,10 @@ struct CatalogRoutes: Sendable {
             var name: String
             var sampleRate: Int
             var clonesVoices: Bool
+            var capabilities: [String]
+            var cloning: Cloning?
             enum CodingKeys: String, CodingKey {
-                case id, object, created, name
+                case id, object, created, name, capabilities, cloning
                 case ownedBy = "owned_by"
                 case sampleRate = "sample_rate"
                 case clonesVoices = "clones_voices"
@@ -30,8 +44,13 @@ struct CatalogRoutes: Sendable {
             var object = "list"
             var data: [Model]
         }
-        let models = engines.engines.map {
-            Model(id: $0.id, created: started, name: $0.name, sampleRate: $0.sampleRate, clonesVoices: $0.clonesVoices)
+        let models = engines.engines.map { engine in
+            Model(id: engine.id, created: started, name: engine.name, sampleRate: engine.sampleRate,
+                  clonesVoices: engine.cloning != nil, capabilities: engine.capabilities.names,
+                  cloning: engine.cloning.map {
+                      Cloning(needsTranscript: $0.needsTranscript, minimumSeconds: $0.clipSeconds.lowerBound,
+                              maximumSeconds: $0.clipSeconds.upperBound)
+                  })
         }
         return try json(List(data: models))
     }
@@ -44,14 +63,22 @@ struct CatalogRoutes: Sendable {
         }
         struct Listing: Encodable {
             var voices: [Voice]
+            var unusable: [UnusableEntry]
             var unavailable: [Unavailable]
+        }
+        struct UnusableEntry: Encodable {
+            var engine: String
+            var id: String
+            var problem: String
         }
         let asked = request.uri.queryParameters.get("engine")
         let chosen = try asked.map { [try engines.resolve(model: $0)] } ?? engines.engines
-        var listing = Listing(voices: [], unavailable: [])
+        var listing = Listing(voices: [], unusable: [], unavailable: [])
         for engine in chosen {
             do {
-                listing.voices += try await engines.loaded(engine).voices
+                let synthesizer = try await engines.loaded(engine)
+                listing.voices += synthesizer.voices
+                listing.unusable += synthesizer.unusableVoices.map { UnusableEntry(engine: engine.id, id: $0.id, problem: $0.problem) }
             } catch let error as APIError {
                 listing.unavailable.append(Unavailable(engine: engine.id, message: error.message))
             }

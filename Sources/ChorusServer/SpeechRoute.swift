@@ -150,7 +150,13 @@ extension APIError {
                 return .invalid(error.description, param: "speed")
             case .noVoices:
                 return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
-            case .invalidModelFile, .missingModelOutput, .invalidSetting:
+            case .invalidVoiceID:
+                return .invalid(error.description, param: "id", code: "invalid_voice_id")
+            case .voiceExists:
+                return APIError(.conflict, error.description, param: "id", code: "voice_exists")
+            case .unusableClip:
+                return .invalid(error.description, param: "audio", code: "unusable_clip")
+            case .invalidModelFile, .missingModelOutput, .invalidSetting, .voicesFolderIsAFile, .voiceNotWritten:
                 return .server(error)
             }
         case let error as ModelError:
@@ -158,6 +164,8 @@ extension APIError {
             return APIError(.notFound, error.description, param: "model", code: "model_not_installed")
         case let error as EngineError:
             return .invalid(error.description, param: "model")
+        case let error as any CallerMistake where error.isCallersMistake:
+            return .invalid("\(error)")
         default:
             return .from(error)
         }

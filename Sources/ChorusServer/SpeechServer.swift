@@ -1,3 +1,4 @@
+import ChorusEngines
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -25,7 +26,7 @@ public struct SpeechServer: Sendable {
     /// - Parameter transcriber: loads the recogniser behind `/v1/audio/transcriptions` on its first request
     ///   (FastConformer from `$CHORUS_MODELS/fastconformer` by default).
     /// - Parameter playgroundFolder: the web page's files (found beside the executable by default).
-    public init(configuration: ServerConfiguration = ServerConfiguration(), engines: [ServedEngine] = ServedEngine.registry,
+    public init(configuration: ServerConfiguration = ServerConfiguration(), engines: [Engine] = Engine.all,
                 transcriber: @escaping @Sendable () async throws -> any SpeechTranscriber = { try FastConformerTranscriber() },
                 playgroundFolder: URL? = nil, logger: Logger = Logger(label: "chorus.serve")) {
         self.configuration = configuration

@@ -20,6 +20,16 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case nothingToSpeak(String)
     /// A setting (an environment variable) has a value the engine cannot use.
     case invalidSetting(name: String, value: String, expected: String)
+    /// A voice id that breaks `VoiceID`'s rule; `problem` says how.
+    case invalidVoiceID(String, problem: String)
+    /// A new voice's id is taken.
+    case voiceExists(String, engine: String)
+    /// The engine's voices folder is a file.
+    case voicesFolderIsAFile(path: String)
+    /// A voice could not be put in place or removed.
+    case voiceNotWritten(String, folder: String, reason: String)
+    /// A clip a voice is made from cannot be used (not finite, silent, too short or too long); `problem` says which.
+    case unusableClip(problem: String)
 
     public var description: String {
         switch self {
@@ -47,6 +57,16 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "Nothing speakable in \"\(text.prefix(60))\"."
         case .invalidSetting(let name, let value, let expected):
             return "\(name) is '\(value)'; set it to \(expected), or unset it for the default."
+        case .invalidVoiceID(let id, let problem):
+            return "The voice id '\(id)' cannot be used: \(problem)."
+        case .voiceExists(let id, let engine):
+            return "The \(engine) engine already has a voice '\(id)'; pick another id, or replace it (--replace, or delete it first)."
+        case .voicesFolderIsAFile(let path):
+            return "\(path) should be the folder of voices but is a file; move it away."
+        case .voiceNotWritten(let id, let folder, let reason):
+            return "The voice '\(id)' could not be written in \(folder): \(reason); check the folder's permissions and free space."
+        case .unusableClip(let problem):
+            return "The clip cannot make a voice: \(problem)."
         }
     }
 }

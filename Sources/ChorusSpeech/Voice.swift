@@ -14,13 +14,17 @@ public struct Voice: Sendable, Hashable, Codable, CustomStringConvertible {
     public var gender: Gender
     /// Free text for people choosing a voice.
     public var summary: String
+    /// The rate its audio comes at, in Hz, for an engine whose voices differ (Piper's); nil when the voice
+    /// speaks at its engine's rate.
+    public var sampleRate: Int?
 
-    public init(id: String, engine: String, language: String, gender: Gender, summary: String = "") {
+    public init(id: String, engine: String, language: String, gender: Gender, summary: String = "", sampleRate: Int? = nil) {
         self.id = id
         self.engine = engine
         self.language = language
         self.gender = gender
         self.summary = summary
+        self.sampleRate = sampleRate
     }
 
     public var description: String { "\(engine)/\(id) (\(language), \(gender.rawValue))" }

@@ -36,6 +36,27 @@ public struct VoiceClip: Sendable {
 
     /// Length in seconds.
     public var duration: Double { sampleRate > 0 ? Double(samples.count) / Double(sampleRate) : 0 }
+
+    /// A peak below this (-60 dBFS) is silence: no voice can be heard in it (CosyVoice's extractor's bound).
+    public static let silencePeak: Float = 1e-3
+
+    /// Throws `SpeechError.unusableClip` when the clip cannot make a voice whatever the engine: a NaN or infinite
+    /// sample, no sound, or a length outside `accepted` (seconds). Engines check this before any model runs.
+    public func check(accepting accepted: ClosedRange<Double>, engine: String) throws {
+        guard sampleRate > 0 else { throw SpeechError.unusableClip(problem: "its sample rate is \(sampleRate) Hz") }
+        if let bad = samples.firstIndex(where: { !$0.isFinite }) {
+            throw SpeechError.unusableClip(problem: "sample \(bad) is \(samples[bad]), not a number of sound; the file is damaged")
+        }
+        guard accepted.contains(duration) else {
+            throw SpeechError.unusableClip(problem: String(
+                format: "it lasts %.1f s and the %@ engine takes clips of %g-%g s", duration, engine,
+                accepted.lowerBound, accepted.upperBound))
+        }
+        let peak = samples.reduce(Float(0)) { max($0, abs($1)) }
+        guard peak >= Self.silencePeak else {
+            throw SpeechError.unusableClip(problem: "it is silent (peak \(peak)); record or pick a clip with speech in it")
+        }
+    }
 }
 
 /// An engine that speaks in a voice made from a few seconds of someone's speech (zero-shot cloning).
@@ -50,8 +71,25 @@ public protocol VoiceCloning: SpeechSynthesizer {
     var acceptedClipDuration: ClosedRange<Double> { get }
     /// A voice called `id` made from `clip`; `language` is what the voice is described as speaking.
     func cloneVoice(from clip: VoiceClip, id: String, language: String?) async throws -> ClonedVoice
-    /// Stores `voice` with the installed voices; throws when its id is taken or invalid.
-    func register(_ voice: ClonedVoice) async throws
-    /// Deletes the installed voice `id`.
+    /// Stores `voice` with the installed voices (`VoiceStore`); throws when its id is invalid, or taken and
+    /// `replacing` is false. Replacing keeps the old voice usable until the new one is in place, and drops
+    /// whatever the engine kept of the old one.
+    func register(_ voice: ClonedVoice, replacing: Bool) async throws
+    /// Deletes the installed voice `id`, and whatever the engine kept of it.
     func removeVoice(id: String) async throws
+}
+
+extension VoiceCloning {
+    /// Stores `voice` under a new id (see `register(_:replacing:)`).
+    public func register(_ voice: ClonedVoice) async throws {
+        try await register(voice, replacing: false)
+    }
+}
+
+/// A cloning engine whose voices can carry an instruction (a dialect, a speaking style) that the model reads
+/// instead of the clip's transcript, keeping the clip's timbre (CosyVoice's instruct mode; `Engine`'s
+/// `.instructions` capability).
+public protocol InstructedVoices: VoiceCloning {
+    /// `voice` spoken with `instruction`; throws when the instruction is empty or the voice is another engine's.
+    func instructed(_ voice: ClonedVoice, with instruction: String) throws -> ClonedVoice
 }

@@ -126,7 +126,7 @@ struct ChorusCommandTests {
     @Test func languageIsRefusedForPiperAndAMissingCustomModelIsNamed() async throws {
         let language = try await ChorusProcess.running(["speak", "hi", "--engine", "piper", "--language", "fr", "-o", "/tmp/x.wav"])
         #expect(language.status != 0)
-        #expect(language.standardError.contains("--language applies to Kokoro"))
+        #expect(language.standardError.contains("--language applies to kokoro"))
         let model = try await ChorusProcess.running(["speak", "hi", "--engine", "piper", "--model", "/nope/voice.onnx", "-o", "/tmp/x.wav"])
         #expect(model.status != 0)
         #expect(model.standardError.contains("/nope/voice.onnx not found"))

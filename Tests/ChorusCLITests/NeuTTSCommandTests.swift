@@ -43,7 +43,7 @@ import Testing
         let added = try await ChorusProcess.running(["voice", "add", "--engine", "neutts", "--audio", clip.path, "--text", text,
                                                      "--id", "fromclip", "--model", folder.path])
         #expect(added.status == 0, "\(added.standardError)")
-        #expect(added.standardOutput.contains("added voice fromclip: 130 codes (2.6 s)"), "\(added.standardOutput)")
+        #expect(added.standardOutput.contains("added voice fromclip (neutts): 130 codes (2.6 s)"), "\(added.standardOutput)")
 
         let codes = folder.appendingPathComponent("codes.npy")
         try Self.npy(Self.goldenCodes(), to: codes)

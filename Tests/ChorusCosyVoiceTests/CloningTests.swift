@@ -34,7 +34,7 @@ import Testing
         #expect(byID == inMemory)
         // A second engine over the folder finds it on disk.
         #expect(try Self.engine(voices: voices).voices.map(\.id) == ["mine"])
-        await #expect(throws: CosyVoiceError.self) { try await engine.register(clone) }
+        await #expect(throws: SpeechError.voiceExists("mine", engine: "cosyvoice")) { try await engine.register(clone) }
 
         try await engine.removeVoice(id: "mine")
         #expect(engine.voices.isEmpty)

@@ -198,12 +198,12 @@ import ChorusText
         #expect(entries[1].duration == 0.8)          // 20 tokens at 25 per second
         #expect(try VoicePrompt(contentsOf: entries[1].folder) == prompt)
 
-        #expect(throws: CosyVoiceError.self) {
+        #expect(throws: SpeechError.voiceExists("a-first", engine: "cosyvoice")) {
             try VoiceCatalog.add(prompt, id: "a-first", language: "zh", gender: .male, to: folder)
         }
         try VoiceCatalog.add(prompt, id: "a-first", language: "en", gender: .male, to: folder, replacing: true)
         #expect(VoiceCatalog.entries(in: folder)[0].voice.language == "en")
-        let invalid = try #require(throws: CosyVoiceError.self) {
+        let invalid = try #require(throws: SpeechError.self) {
             try VoiceCatalog.add(prompt, id: "../escape", language: "zh", gender: .male, to: folder)
         }
         #expect(invalid.description.contains("letters, digits"))
@@ -257,12 +257,12 @@ import ChorusText
         #expect(stored.map { Array($0.unicodeScalars) } == [Array("caf\u{E9}".unicodeScalars)])
 
         func refusal(_ id: String) throws -> String {
-            try #require(throws: CosyVoiceError.self) {
+            try #require(throws: SpeechError.self) {
                 try VoiceCatalog.add(prompt, id: id, language: "fr", gender: .female, to: folder)
             }.description
         }
-        #expect(try refusal("caf\u{E9}").contains("already installed"))
-        #expect(try refusal("cafe\u{301}").contains("already installed"))
+        #expect(try refusal("caf\u{E9}").contains("already has a voice"))
+        #expect(try refusal("cafe\u{301}").contains("already has a voice"))
         try VoiceCatalog.add(prompt, id: "mine", language: "zh", gender: .female, to: folder)
         #expect(try refusal("ｍｉｎｅ").contains("only in Unicode form or width"))   // full-width letters
         try VoiceCatalog.add(prompt, id: "ﬁne", language: "zh", gender: .female, to: folder)  // a ligature
@@ -277,10 +277,10 @@ import ChorusText
 
         let file = folder.appendingPathComponent("voices-file")
         try Data("x".utf8).write(to: file)
-        let notAFolder = try #require(throws: CosyVoiceError.self) {
+        let notAFolder = try #require(throws: SpeechError.self) {
             try VoiceCatalog.add(prompt, id: "new", language: "zh", gender: .female, to: file)
         }
-        #expect(notAFolder.description == "\(file.path) is a file, but CosyVoice keeps its voices in a folder there; move the file away.")
+        #expect(notAFolder.description == "\(file.path) should be the folder of voices but is a file; move it away.")
     }
 
     @Test func lookAlikeFoldersAlreadyOnDiskAreOneVoice() throws {

@@ -14,8 +14,6 @@ import Testing
         let full = ModelManifest(id: "a", name: "A", files: [.init("a.onnx", from: hub), .init("b.txt", optionalFor: "x")],
                                  source: "test", licence: "none", installation: .pull("a"))
         #expect(full.isDownloadable)
-        #expect(!ModelManifest.neutts.isDownloadable)
-        #expect(ModelManifest.chatterbox(.q4f16).isDownloadable)
     }
 
     @Test func recordedHashesFillOnlyFilesWithoutOne() {
@@ -23,15 +21,5 @@ import Testing
                                      licence: "none", installation: .pull("a"))
         let filled = manifest.recording(["a": "22", "b": "33"])
         #expect(filled.files.map(\.sha256) == ["11", "33"])
-    }
-
-    @Test func chatterboxVariantsKeepPlainNamesAndFetchTheirSuffixedGraphs() {
-        let manifest = ModelManifest.chatterbox(.q4f16)
-        #expect(manifest.id == "chatterbox-q4f16")
-        let model = manifest.files.first { $0.names == ["language_model.onnx_data"] }
-        #expect(model?.remote == [.huggingFace(repo: "ResembleAI/chatterbox-turbo-ONNX", revision: "main",
-                                               path: "onnx/language_model_q4f16.onnx_data")])
-        #expect(ModelManifest.chatterbox(.fp32).files.first?.remote.first?.displayName
-            == "hf:ResembleAI/chatterbox-turbo-ONNX@main/onnx/speech_encoder.onnx")
     }
 }

@@ -27,7 +27,7 @@ import Testing
         let voices = url.appendingPathComponent("voices")
         let stored = try NeuTTSVoice(folder: voices.appendingPathComponent("ref"))
         #expect(stored.codes == (try TestResources.ints("short-ref.i32")))
-        #expect(NeuTTSVoice.installed(in: voices, language: "en-us").map(\.id) == ["ref"])
+        #expect(NeuTTSVoice.contents(of: voices, language: "en-us").voices.map(\.id) == ["ref"])
         #expect(throws: NeuTTSError.self) { try stored.write(id: "ref", to: voices) }
         #expect(throws: NeuTTSError.self) { try stored.write(id: "../up", to: voices) }
         #expect(throws: NeuTTSError.codeOutOfRange(70000)) { try NeuTTSVoice(codes: [1, 70000], transcript: "a") }

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func voicesListEveryLoadableEngineAndSayWhyOthersAreNot() async throws {
-        let missing = ServedEngine(id: "absent", name: "Absent", sampleRate: 16_000) {
+        let missing = testEngine("absent", name: "Absent", sampleRate: 16_000) {
             throw ModelError.missingFile(model: "absent", path: "/nowhere", remedy: "Install it.")
         }
         try await fakeServer(extra: [missing]).makeApplication().test(.router) { client in
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func speakingWithAnEngineThatIsNotInstalledIsA404SayingHowToInstallIt() async throws {
-        let missing = ServedEngine(id: "absent", name: "Absent", sampleRate: 16_000) {
+        let missing = testEngine("absent", name: "Absent", sampleRate: 16_000) {
             throw ModelError.missingFile(model: "absent", path: "/nowhere", remedy: "Install it.")
         }
         try await fakeServer(extra: [missing]).makeApplication().test(.router) { client in

@@ -85,7 +85,7 @@ import Testing
             print("skipped: Piper is not installed at \(Engine.piper.defaultModel.path) (scripts/setup.sh installs it)")
             return
         }
-        let server = SpeechServer(configuration: ServerConfiguration(port: 0), engines: [ServedEngine(.piper)])
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0), engines: [.piper])
         try await live(server) { endpoint in
             let audio = try await collect(provider(endpoint, model: "piper", voice: "en_US-joe-medium")
                 .stream(text: pieces(["The server speaks. ", "Then it speaks again."])))

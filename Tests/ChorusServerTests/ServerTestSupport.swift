@@ -1,5 +1,6 @@
 import ChorusModels
 import ChorusAudio
+import ChorusEngines
 import ChorusSpeech
 @testable import ChorusServer
 import ChorusStreaming
@@ -75,17 +76,29 @@ func eventually(_ what: String, within seconds: Double = 300, _ condition: () ->
 
 /// A server over fakes: "fake" (24 kHz), "fake22" (22.05 kHz), and any extra engines.
 func fakeServer(_ configuration: ServerConfiguration = ServerConfiguration(port: 0),
-                extra: [ServedEngine] = []) -> SpeechServer {
+                extra: [Engine] = []) -> SpeechServer {
     let fake = FakeSynthesizer(engineName: "fake", sampleRate: 24_000, failingText: "Fail here.")
     let fake22 = FakeSynthesizer(engineName: "fake22", sampleRate: 22_050)
     return SpeechServer(configuration: configuration, engines: [
-        ServedEngine(id: "fake", name: "Fake", sampleRate: 24_000) { fake },
-        ServedEngine(id: "fake22", name: "Fake 22 kHz", sampleRate: 22_050) { fake22 },
+        testEngine("fake", name: "Fake", sampleRate: 24_000) { fake },
+        testEngine("fake22", name: "Fake 22 kHz", sampleRate: 22_050) { fake22 },
     ] + extra)
 }
 
-func served(_ synthesizer: any SpeechSynthesizer) -> ServedEngine {
-    ServedEngine(id: synthesizer.engineName, name: synthesizer.engineName, sampleRate: synthesizer.sampleRate) { synthesizer }
+func served(_ synthesizer: any SpeechSynthesizer) -> Engine {
+    testEngine(synthesizer.engineName, sampleRate: synthesizer.sampleRate) { synthesizer }
+}
+
+/// An engine with no model files: `load` makes its synthesizer, `installedVoices` says what is on disk.
+func testEngine(_ id: String, name: String? = nil, sampleRate: Int = 24_000, cloning: Engine.Cloning? = nil,
+                installedVoices: @escaping @Sendable () throws -> [Voice] = { [] },
+                load: @escaping @Sendable () throws -> any SpeechSynthesizer) -> Engine {
+    let manifest = ModelManifest(id: id, name: name ?? id, files: [], source: "the tests", licence: "none",
+                                 installation: .manual("It is made by the tests."))
+    return Engine(id: id, name: name ?? id, sampleRate: sampleRate, capabilities: [.streaming], cloning: cloning,
+                  models: [ModelCatalog.Entry(name: id, manifest: manifest)], modelDescription: "nothing",
+                  defaultModel: { URL(fileURLWithPath: "/nonexistent/\(id)") },
+                  installedVoices: { _ in try installedVoices() }, load: { _ in try load() })
 }
 
 /// A JSON body from a dictionary.

@@ -174,8 +174,8 @@ struct ListedVoicesSynthesizer: SpeechSynthesizer {
     @Test func aVoiceOnDiskSinceLoadingIsFoundByOneReloadAndAnUnknownOneLoadsNothing() async throws {
         let disk = Locked(["first"])
         let loads = Locked(0)
-        let engine = ServedEngine(id: "listed", name: "Listed", sampleRate: 16_000,
-                                  installedVoices: { ListedVoicesSynthesizer.voices(disk.withLock { $0 }) }) {
+        let engine = testEngine("listed", name: "Listed", sampleRate: 16_000,
+                                installedVoices: { ListedVoicesSynthesizer.voices(disk.withLock { $0 }) }) {
             loads.withLock { $0 += 1 }
             return ListedVoicesSynthesizer(voices: ListedVoicesSynthesizer.voices(disk.withLock { $0 }))
         }

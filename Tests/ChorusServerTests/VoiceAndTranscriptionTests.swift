@@ -1,5 +1,6 @@
 import ChorusModels
 import ChorusAudio
+import ChorusEngines
 @testable import ChorusServer
 import ChorusSpeech
 import ChorusStreaming
@@ -29,7 +30,7 @@ final class FakeCloner: VoiceCloning {
         return ClonedVoice(voice: voice, conditioning: clip.samples.count)
     }
 
-    func register(_ voice: ClonedVoice) async throws {
+    func register(_ voice: ClonedVoice, replacing: Bool) async throws {
         installed.withLock { $0.append(voice.voice) }
     }
 
@@ -76,7 +77,8 @@ func stereoClip(seconds: Double, rate: Int) throws -> Data {
         let cloner = FakeCloner()
         return SpeechServer(configuration: ServerConfiguration(port: 0), engines: [
             served(FakeSynthesizer()),
-            ServedEngine(id: "cloner", name: "Cloner", sampleRate: 24_000, clonesVoices: true) { cloner },
+            testEngine("cloner", name: "Cloner", sampleRate: 24_000,
+                       cloning: Engine.Cloning(needsTranscript: true, clipSeconds: cloner.acceptedClipDuration)) { cloner },
         ], transcriber: { FakeTranscriber() })
     }
 

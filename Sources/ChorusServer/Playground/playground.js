@@ -157,7 +157,20 @@ async function loadModels() {
     ? 'Upload a clip (WAV, or anything this browser plays) or record one, with its words; the voice is installed at once.'
     : 'No engine on this server clones voices.';
   $('clone-button').disabled = !cloning.length;
+  showCloneNeeds();
   await loadVoices();
+}
+
+// The clone form asks for a transcript only where the chosen engine reads one, and says the clip lengths it takes.
+function showCloneNeeds() {
+  const model = state.models.find((entry) => entry.id === $('clone-engine').value);
+  const cloning = model && model.cloning;
+  $('clone-transcript-field').hidden = !(cloning && cloning.needs_transcript);
+  $('clone-transcript').required = Boolean(cloning && cloning.needs_transcript);
+  if (cloning) {
+    $('clone-help').textContent = `Upload a clip of ${cloning.minimum_seconds}-${cloning.maximum_seconds} s (WAV, FLAC, MP3, or anything this browser plays) or record one`
+      + (cloning.needs_transcript ? ', with its words' : '') + '; the voice is installed at once.';
+  }
 }
 
 async function loadVoices() {
@@ -443,7 +456,7 @@ async function clone() {
   const form = new FormData();
   form.append('engine', engine);
   form.append('id', id);
-  form.append('transcript', $('clone-transcript').value.trim());
+  if (!$('clone-transcript-field').hidden) form.append('transcript', $('clone-transcript').value.trim());
   if ($('clone-language').value.trim()) form.append('language', $('clone-language').value.trim());
   form.append('audio', state.cloneClip, 'clip.wav');
   $('clone-button').disabled = true;
@@ -535,6 +548,7 @@ function wire() {
   });
 
   $('clone-form').addEventListener('submit', (event) => { event.preventDefault(); clone(); });
+  $('clone-engine').addEventListener('change', showCloneNeeds);
   $('clone-file').addEventListener('change', async () => {
     const file = $('clone-file').files[0];
     if (!file) return;

@@ -1,6 +1,8 @@
-extension ModelManifest {
+import ChorusModels
+
+extension ChatterboxSynthesizer {
     /// The precisions `ResembleAI/chatterbox-turbo-ONNX` publishes, each a suffix of its four graphs' names.
-    public enum ChatterboxVariant: String, CaseIterable, Sendable {
+    public enum Variant: String, CaseIterable, Sendable {
         case fp32, fp16, q8, q4, q4f16
 
         /// What the export appends to a graph's name ("language_model_q4f16.onnx").
@@ -15,27 +17,30 @@ extension ModelManifest {
         }
     }
 
+    /// The default model: the export at full precision.
+    public static var manifest: ModelManifest { manifest(.fp32) }
+
     /// The four graphs of the export, in the order the engine runs them.
-    public static let chatterboxGraphs = ["speech_encoder", "embed_tokens", "language_model", "conditional_decoder"]
+    public static let graphs = ["speech_encoder", "embed_tokens", "language_model", "conditional_decoder"]
 
     /// Chatterbox Turbo at `variant` (`<models>/chatterbox-<variant>`): the four ONNX graphs of the
     /// export's `onnx/` folder with their external `.onnx_data` weights, stored under the plain names
     /// (`language_model.onnx`), and the GPT-2 tokenizer. Written from the reference notes: Hugging
     /// Face was not reachable, so no size or hash is recorded (the hub's `X-Linked-Etag` gives each
     /// large file's SHA-256 when it is pulled).
-    public static func chatterbox(_ variant: ChatterboxVariant) -> ModelManifest {
+    public static func manifest(_ variant: Variant) -> ModelManifest {
         let repo = "ResembleAI/chatterbox-turbo-ONNX"
-        let graphs = chatterboxGraphs.flatMap { graph in
+        let files = graphs.flatMap { graph in
             [".onnx", ".onnx_data"].map { ext in
-                File(graph + ext, from: .huggingFace(repo: repo, revision: "main", path: "onnx/\(graph)\(variant.suffix)\(ext)"))
+                ModelManifest.File(graph + ext, from: .huggingFace(repo: repo, revision: "main", path: "onnx/\(graph)\(variant.suffix)\(ext)"))
             }
         }
         let tokenizer = ["tokenizer.json", "tokenizer_config.json"].map {
-            File($0, from: .huggingFace(repo: repo, revision: "main", path: $0))
+            ModelManifest.File($0, from: .huggingFace(repo: repo, revision: "main", path: $0))
         }
         return ModelManifest(
             id: "chatterbox-\(variant.rawValue)", name: "Chatterbox Turbo (\(variant.rawValue))",
-            files: graphs + tokenizer,
+            files: files + tokenizer,
             source: "huggingface.co/\(repo) (onnx/*\(variant.suffix).onnx and .onnx_data, tokenizer.json)",
             licence: "MIT (Resemble AI)",
             installation: .pull(variant == .fp32 ? "chatterbox" : "chatterbox:\(variant.rawValue)"))

@@ -1,68 +1,29 @@
 import ChorusEngines
 import ChorusSpeech
 
-/// An engine the server offers: its id (the API's `model`), output rate, and how to load it.
-/// Loading happens on first use, once; tests serve fakes the same way.
-public struct ServedEngine: Sendable {
-    public let id: String
-    /// The model's name, for people.
-    public let name: String
-    public let sampleRate: Int
-    /// Whether it makes voices from clips (`POST /v1/audio/voices`).
-    public let clonesVoices: Bool
-    let load: @Sendable () async throws -> any SpeechSynthesizer
-    /// The voices on disk now, read without loading (nil when the engine cannot tell).
-    let installedVoices: (@Sendable () throws -> [Voice])?
-
-    /// - Parameter installedVoices: the voices on disk now, so that a voice installed after loading
-    ///   (cloned through another server sharing the model folder) is found by loading again.
-    public init(id: String, name: String, sampleRate: Int, clonesVoices: Bool = false,
-                installedVoices: (@Sendable () throws -> [Voice])? = nil,
-                load: @escaping @Sendable () async throws -> any SpeechSynthesizer) {
-        self.id = id
-        self.name = name
-        self.sampleRate = sampleRate
-        self.clonesVoices = clonesVoices
-        self.installedVoices = installedVoices
-        self.load = load
-    }
-
-    /// A registry engine, loaded from its default model.
-    public init(_ engine: Engine) {
-        let clones = engine.capabilities.contains(.voiceCloning)
-        self.init(id: engine.id, name: engine.name, sampleRate: engine.sampleRate, clonesVoices: clones,
-                  installedVoices: { try engine.installedVoices() }) {
-            clones ? try await engine.loadCloning() : try await engine.load()
-        }
-    }
-
-    /// Every engine in the registry, the default first.
-    public static var registry: [ServedEngine] { Engine.all.map(ServedEngine.init) }
-}
-
 /// The engines, each loaded once on first use; concurrent first requests share one load, and a load
 /// that failed (a model not installed yet) is tried again by the next request.
 actor EngineCache {
-    let engines: [ServedEngine]
+    let engines: [Engine]
     private var loads: [String: Task<any SpeechSynthesizer, any Error>] = [:]
     private var loaded: Set<String> = []
 
-    init(_ engines: [ServedEngine]) {
+    init(_ engines: [Engine]) {
         self.engines = engines
     }
 
     /// The engine `id` names (case-insensitive); nil when there is none.
-    nonisolated func engine(named id: String) -> ServedEngine? {
+    nonisolated func engine(named id: String) -> Engine? {
         engines.first { $0.id == id.lowercased() }
     }
 
     /// The loaded synthesizer of `engine`.
-    func synthesizer(for engine: ServedEngine) async throws -> any SpeechSynthesizer {
+    func synthesizer(for engine: Engine) async throws -> any SpeechSynthesizer {
         let load: Task<any SpeechSynthesizer, any Error>
         if let running = loads[engine.id] {
             load = running
         } else {
-            load = Task { try await engine.load() }
+            load = Task { try await engine.load() }  // each engine is loaded once, for every request
             loads[engine.id] = load
         }
         do {
@@ -78,10 +39,10 @@ actor EngineCache {
     /// `engine` loaded again when the voice `id` was not among its voices at load time but is on disk
     /// now (another server sharing the model folder cloned it); nil when it is not on disk either.
     /// Requests already running keep the synthesizer they have; concurrent callers share one reload.
-    func reloaded(_ engine: ServedEngine, toFind id: String) async throws -> (any SpeechSynthesizer)? {
+    func reloaded(_ engine: Engine, toFind id: String) async throws -> (any SpeechSynthesizer)? {
         let current = try await synthesizer(for: engine)
         if current.voices.contains(where: { $0.id == id }) { return current }
-        guard let onDisk = try? engine.installedVoices?(), onDisk.contains(where: { $0.id == id }) else { return nil }
+        guard let onDisk = try? engine.installedVoices(), onDisk.contains(where: { $0.id == id }) else { return nil }
         loads[engine.id] = nil
         return try await synthesizer(for: engine)
     }
@@ -93,7 +54,7 @@ actor EngineCache {
 extension EngineCache {
     /// The engine a request's `model` names: an engine id, or one of OpenAI's model names (and
     /// nothing) for the first engine; a 404 listing the served ids otherwise.
-    nonisolated func resolve(model: String?) throws -> ServedEngine {
+    nonisolated func resolve(model: String?) throws -> Engine {
         guard let first = engines.first else {
             throw APIError(.notFound, "This server has no engines.", param: "model", code: "model_not_found")
         }
@@ -108,7 +69,7 @@ extension EngineCache {
     /// The loaded `engine` and its voice `id` (the default when nil), as the API shows a failure. A voice
     /// it did not have when it loaded but that is on disk now (cloned through another server sharing the
     /// model folder) is found by loading the engine again.
-    func loaded(_ engine: ServedEngine, voice id: String?) async throws -> (any SpeechSynthesizer, Voice) {
+    func loaded(_ engine: Engine, voice id: String?) async throws -> (any SpeechSynthesizer, Voice) {
         let synthesizer = try await loaded(engine)
         do {
             return (synthesizer, try synthesizer.voice(id))
@@ -128,7 +89,7 @@ extension EngineCache {
 
     /// `synthesizer(for:)` with a load failure as the API shows it (a model not installed is a 404
     /// that says how to install it).
-    func loaded(_ engine: ServedEngine) async throws -> any SpeechSynthesizer {
+    func loaded(_ engine: Engine) async throws -> any SpeechSynthesizer {
         do {
             return try await synthesizer(for: engine)
         } catch {

@@ -1,0 +1,80 @@
+import ChorusChatterbox
+import ChorusCosyVoice
+import ChorusKokoro
+import ChorusModels
+import ChorusNeuTTS
+import ChorusPiper
+import ChorusSpeech
+import Foundation
+
+extension Engine {
+    /// Kokoro-82M: 24 kHz, a style vector per voice, text read in any espeak-ng language.
+    public static let kokoro = Engine(
+        id: "kokoro", name: "Kokoro-82M", sampleRate: 24_000, capabilities: [.streaming, .languageSelection],
+        models: [ModelCatalog.Entry(name: "kokoro", manifest: KokoroSynthesizer.manifest)],
+        modelDescription: "a Kokoro model folder",
+        defaultModel: { ModelStore.current.folder(for: KokoroSynthesizer.manifest) },
+        installedVoices: { model in
+            try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
+        }
+    ) { options in
+        try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: options.model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)),
+                              espeakVoice: options.language ?? "en-us",
+                              parallelism: options.servingOnly.map(KokoroSynthesizer.parallelism(servingOnly:)))
+    }
+
+    /// Piper: one VITS voice per `.onnx` file with its `.onnx.json`, each at the rate its config states.
+    public static let piper = Engine(
+        id: "piper", name: "Piper", sampleRate: 22_050, capabilities: [.streaming],
+        models: [ModelCatalog.Entry(name: "piper", manifest: PiperSynthesizer.manifest)],
+        modelVariant: { try PiperSynthesizer.manifest(voice: $0) },
+        modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
+        defaultModel: { PiperSynthesizer.defaultModel() },
+        installedVoices: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
+    ) { options in
+        let parallelism = try options.servingOnly.map(PiperSynthesizer.parallelism(servingOnly:))
+        return try PiperSynthesizer(modelPath: options.model ?? PiperSynthesizer.defaultModel(), parallelism: parallelism)
+    }
+
+    /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect and style instructions.
+    public static let cosyvoice = Engine(
+        id: "cosyvoice", name: "CosyVoice 3", sampleRate: 24_000, capabilities: [.streaming, .instructions],
+        cloning: Cloning(needsTranscript: true, clipSeconds: VoiceExtractor.minimumDuration...VoiceExtractor.maximumDuration),
+        models: [ModelCatalog.Entry(name: "cosyvoice", manifest: CosyVoiceSynthesizer.manifest)],
+        modelDescription: "a CosyVoice 3 model folder",
+        defaultModel: { CosyVoiceSynthesizer.defaultFolder },
+        installedVoices: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
+        unusableVoices: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
+    ) { options in
+        try CosyVoiceSynthesizer(folder: options.model)
+    }
+
+    /// NeuTTS Nano / Air: 24 kHz, phoneme prompt; a voice is a clip's NeuCodec codes and its transcript.
+    public static let neutts = Engine(
+        id: "neutts", name: "NeuTTS Nano / Air", sampleRate: 24_000, capabilities: [.streaming],
+        cloning: Cloning(needsTranscript: true, clipSeconds: CodecEncoder.minimumDuration...CodecEncoder.maximumDuration),
+        models: [ModelCatalog.Entry(name: "neutts", manifest: NeuTTSSynthesizer.manifest)],
+        modelDescription: "a NeuTTS model folder",
+        defaultModel: { NeuTTSSynthesizer.defaultFolder },
+        installedVoices: { model in try NeuTTSSynthesizer.installedVoices(folder: model) },
+        unusableVoices: { model in NeuTTSSynthesizer.unusableVoices(folder: model) }
+    ) { options in
+        try NeuTTSSynthesizer(folder: options.model)
+    }
+
+    /// Chatterbox Turbo: 24 kHz; a voice is the speech encoder's four outputs for a clip of more than 5 s,
+    /// no transcript; graphs loaded on first use.
+    public static let chatterbox = Engine(
+        id: "chatterbox", name: "Chatterbox Turbo", sampleRate: 24_000, capabilities: [.streaming],
+        cloning: Cloning(needsTranscript: false, clipSeconds: SpeechEncoder.minimumSeconds...SpeechEncoder.maximumSeconds),
+        models: ChatterboxSynthesizer.Variant.allCases.map {
+            ModelCatalog.Entry(name: $0 == .fp32 ? "chatterbox" : "chatterbox:\($0.rawValue)", manifest: ChatterboxSynthesizer.manifest($0))
+        },
+        modelDescription: "a Chatterbox Turbo ONNX model folder",
+        defaultModel: { ChatterboxSynthesizer.defaultFolder },
+        installedVoices: { model in try ChatterboxSynthesizer.installedVoices(folder: model) },
+        unusableVoices: { model in ChatterboxSynthesizer.unusableVoices(folder: model) }
+    ) { options in
+        try ChatterboxSynthesizer(folder: options.model)
+    }
+}

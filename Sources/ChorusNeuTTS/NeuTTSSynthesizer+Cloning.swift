@@ -1,0 +1,54 @@
+import ChorusONNX
+import ChorusSpeech
+import Foundation
+
+/// Voices from clips: upstream's `encode_reference` (the clip's NeuCodec codes) through the folder's exported
+/// encoder, with the clip's transcript, stored as `NeuTTSVoice` files; or from codes already made
+/// (`voice(codes:transcript:id:)`), as upstream's examples ship them.
+extension NeuTTSSynthesizer: VoiceCloning {
+    public var cloningNeedsTranscript: Bool { true }
+    public var acceptedClipDuration: ClosedRange<Double> { CodecEncoder.minimumDuration...CodecEncoder.maximumDuration }
+
+    /// A voice made from `clip` (any rate) and its transcript, in memory; needs `encoder.onnx` in the model
+    /// folder, loaded on the first clone.
+    public func cloneVoice(from clip: VoiceClip, id: String, language: String?) async throws -> ClonedVoice {
+        try clip.check(accepting: acceptedClipDuration, engine: engineName)
+        guard let transcript = clip.transcript, !transcript.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw NeuTTSError.invalidVoice("A NeuTTS voice needs the transcript of its clip, word for word.")
+        }
+        let id = try NeuTTSVoice.store(folder.voices).checkedNewID(id, replacing: true)
+        guard folder.hasEncoder else { throw NeuTTSError.noEncoder(folder: folder.url.path) }
+        let codes = try await InferenceExecutor.shared.run { [self] in
+            try CodecEncoder(session: encoderSession()).encode(clip.samples, sampleRate: clip.sampleRate)
+        }
+        return try voice(codes: codes, transcript: transcript, id: id,
+                         summary: String(format: "%d codes (%.1f s) from a clip", codes.count, Double(codes.count) / 50))
+    }
+
+    /// A voice of reference `codes` (NeuCodec, 50 a second) and what they say, in memory.
+    public func voice(codes: [Int], transcript: String, id: String, summary: String? = nil) throws -> ClonedVoice {
+        let id = try VoiceID.checked(id)
+        let conditioning = try NeuTTSVoice(codes: codes, transcript: transcript)
+        let summary = summary ?? String(format: "%d codes (%.1f s)", codes.count, Double(codes.count) / 50)
+        return ClonedVoice(voice: Voice(id: id, engine: engineName, language: folder.language, gender: .unknown, summary: summary),
+                           conditioning: conditioning)
+    }
+
+    /// Writes `voice` into the model folder's voices; its id must be new unless `replacing`.
+    public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
+        guard voice.voice.engine == engineName, let conditioning = voice.conditioning as? NeuTTSVoice else {
+            throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
+        }
+        try conditioning.write(id: voice.voice.id, to: folder.voices, replacing: replacing)
+        forgetVoice(voice.voice.id)
+    }
+
+    /// Deletes the installed voice `id`.
+    public func removeVoice(id: String) async throws {
+        guard voices.contains(where: { $0.id == id }) || unusableVoices.contains(where: { $0.id == id }) else {
+            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
+        }
+        try NeuTTSVoice.store(folder.voices).remove(id: id)
+        forgetVoice(id)
+    }
+}

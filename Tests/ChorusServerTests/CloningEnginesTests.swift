@@ -1,0 +1,110 @@
+import ChorusAudio
+import ChorusEngines
+@testable import ChorusServer
+import ChorusSpeech
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every engine that clones, on its generated test models, through the one contract: `POST /v1/audio/voices`
+/// with `engine` makes a voice from a clip, `/v1/audio/speech` speaks with it, `replace` swaps it, `DELETE`
+/// removes it.
+@Suite(.serialized) struct CloningEnginesTests {
+    static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A copy of `engine`'s generated model folder, ready for cloning (Chatterbox's speech encoder beside its
+    /// graphs), and the engine reading it.
+    static func engine(_ engine: Engine) throws -> (Engine, folder: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-cloning-\(engine.id)-\(UUID().uuidString)")
+        switch engine.id {
+        case "cosyvoice":
+            try FileManager.default.copyItem(at: tests.appendingPathComponent("ChorusCosyVoiceTests/Resources/model"), to: folder)
+        case "neutts":
+            try FileManager.default.copyItem(at: tests.appendingPathComponent("ChorusNeuTTSTests/Resources/model"), to: folder)
+        default:
+            let resources = tests.appendingPathComponent("ChorusChatterboxTests/Resources")
+            try FileManager.default.copyItem(at: resources.appendingPathComponent("model"), to: folder)
+            try FileManager.default.copyItem(at: resources.appendingPathComponent("encoder/speech_encoder.onnx"),
+                                             to: folder.appendingPathComponent("speech_encoder.onnx"))
+        }
+        return (engine.using(model: folder), folder)
+    }
+
+    /// `seconds` of a voiced sound at 16 kHz (a 140 Hz tone with harmonics, its loudness moving like syllables), as WAV.
+    static func clip(seconds: Double) throws -> Data {
+        let rate = 16_000
+        let samples = (0..<Int(seconds * Double(rate))).map { index -> Float in
+            let time = Double(index) / Double(rate)
+            let voiced = (1...5).reduce(0.0) { $0 + sin(2 * .pi * 140 * Double($1) * time) / Double($1) }
+            return Float(0.2 * voiced * (0.6 + 0.4 * sin(2 * .pi * 3 * time)))
+        }
+        return try WAVWriter.encode(samples, sampleRate: rate)
+    }
+
+    static func clone(_ client: some TestClientProtocol, engine: Engine, id: String, seconds: Double,
+                      replace: Bool = false) async throws -> TestResponse {
+        var fields = [(name: "engine", value: engine.id), (name: "id", value: id)]
+        if engine.cloning?.needsTranscript == true { fields.append((name: "transcript", value: "Hello there, this is my voice.")) }
+        if replace { fields.append((name: "replace", value: "true")) }
+        let (headers, body) = form(fields, files: [(name: "audio", filename: "clip.wav", data: try clip(seconds: seconds))])
+        return try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+    }
+
+    @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
+    func clonesThroughTheServerAndSpeaksWithTheNewVoice(_ id: String) async throws {
+        let (engine, folder) = try Self.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seconds = id == "chatterbox" ? 6.0 : 3.0
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            let made = try await Self.clone(client, engine: engine, id: "nova-\(id)", seconds: seconds)
+            #expect(made.status == .created, "\(String(buffer: made.body))")
+            let voice = try JSONDecoder().decode(Voice.self, from: Data(buffer: made.body))
+            #expect(voice.id == "nova-\(id)" && voice.engine == id)
+
+            let spoken = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                  body: jsonBody(["model": id, "voice": "nova-\(id)", "input": "Hello there.",
+                                                                  "response_format": "pcm"]))
+            #expect(spoken.status == .ok, "\(String(buffer: spoken.body))")
+            #expect(spoken.body.readableBytes > 0)
+
+            // The same id again is a conflict, replacing it is not; a silent clip is the client's mistake.
+            let again = try await Self.clone(client, engine: engine, id: "nova-\(id)", seconds: seconds)
+            #expect(again.status == .conflict)
+            let replaced = try await Self.clone(client, engine: engine, id: "nova-\(id)", seconds: seconds, replace: true)
+            #expect(replaced.status == .created, "\(String(buffer: replaced.body))")
+
+            let listed = try await client.execute(uri: "/v1/audio/voices?engine=\(id)", method: .get)
+            #expect(String(buffer: listed.body).contains("\"nova-\(id)\""))
+            let deleted = try await client.execute(uri: "/v1/audio/voices/nova-\(id)?engine=\(id)", method: .delete)
+            #expect(deleted.status == .noContent)
+            #expect(try engine.installedVoices().allSatisfy { $0.id != "nova-\(id)" })
+        }
+    }
+
+    @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
+    func refusesClipsAndIdsNoEngineCouldUseWithA400(_ id: String) async throws {
+        let (engine, folder) = try Self.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        let silent = try WAVWriter.encode([Float](repeating: 0, count: 16_000 * 6), sampleRate: 16_000)
+        let notANumber = try WAVWriter.encode([Float](repeating: .nan, count: 16_000 * 6), sampleRate: 16_000, format: .float32)
+        try await server.makeApplication().test(.router) { client in
+            for (name, data) in [("silent", silent), ("nan", notANumber)] {
+                var fields = [(name: "engine", value: id), (name: "id", value: name)]
+                fields.append((name: "transcript", value: "Hello there."))
+                let (headers, body) = form(fields, files: [(name: "audio", filename: "clip.wav", data: data)])
+                let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+                #expect(response.status == .badRequest, "\(name): \(String(buffer: response.body))")
+            }
+            for badID in ["_x", "a\u{200B}b", "new\nline", "tab\there", String(repeating: "x", count: 300)] {
+                let (headers, body) = form([(name: "engine", value: id), (name: "id", value: badID), (name: "transcript", value: "Hi.")],
+                                           files: [(name: "audio", filename: "clip.wav", data: try Self.clip(seconds: 6))])
+                let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+                #expect(response.status == .badRequest, "\(badID.debugDescription): \(String(buffer: response.body))")
+            }
+        }
+    }
+}
