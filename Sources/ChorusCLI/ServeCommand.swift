@@ -37,7 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests one engine holds at once, running or waiting; the next is refused with 429.")
     var queue = 8
 
-    @Option(help: "Serve only these engines (repeat the option); the first is what OpenAI model names mean.")
+    @Option(help: ArgumentHelp("Serve only these engines (repeat the option): \(EngineChoice.allValueStrings.joined(separator: ", ")); "
+                               + "the first is what OpenAI model names mean.", valueName: "engine"))
     var engine: [EngineChoice] = []
 
     @Option(help: ArgumentHelp("Where the web playground keeps its history (history.sqlite; default: playground in the model folder).",

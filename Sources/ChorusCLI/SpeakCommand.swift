@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusCosyVoice
+import ChorusEngines
 import ChorusModels
 import ChorusNeuTTS
 import Foundation
@@ -58,6 +59,9 @@ struct SpeakCommand: AsyncParsableCommand {
         // Standard output takes the audio as it is made (a WAV stream with open-ended sizes, or raw PCM with
         // --format pcm), as with --stream; a whole file cannot be staged and renamed there.
         if streaming.stream || streaming.provider != nil || output == "-" {
+            if streaming.provider == nil, !engineOptions.engine.engine.capabilities.contains(.streaming) {
+                throw ValidationError("The \(engineOptions.engine.id) engine makes a text's audio all at once; leave --stream out and write a file with -o.")
+            }
             return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
                                              voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose,
                                              outputPolicy: outputPolicy).run()

@@ -62,7 +62,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     private let lock = NSLock()
     private var loading: Task<Stages, Error>?
     private var voiceCache: [String: VoiceConditioning] = [:]
-    private var speechEncoder: InferenceSession?
+    /// The speech encoder, loaded by the first clone (speaking never reads it).
+    let speechEncoder: LazySession
     private(set) var loadCount = 0
 
     /// The default model folder: `<models root>/chatterbox-fp32` (see `ModelStore`).
@@ -96,24 +97,16 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     public init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
         self.folder = try ChatterboxModelFolder(url: folder ?? Self.defaultFolder)
         self.configuration = configuration
+        speechEncoder = LazySession(modelPath: self.folder.path(ChatterboxModelFolder.speechEncoder))
         chunkCache = ChunkCache(limit: configuration.chunkCacheLimit)
     }
 
     public var voices: [Voice] { Self.installed(in: folder.voices) }
     public var unusableVoices: [UnusableVoice] { Self.contents(of: folder.voices).unusable }
 
-    /// The speech encoder's session, made on first use (only cloning reads it).
-    func speechEncoderSession() throws -> InferenceSession {
-        try lock.withLock {
-            if let speechEncoder { return speechEncoder }
-            let made = try InferenceSession(modelPath: folder.path(ChatterboxModelFolder.speechEncoder))
-            speechEncoder = made
-            return made
-        }
-    }
 
     /// Forgets what was read and spoken of voice `id` (after it is replaced or removed).
-    func forgetVoice(_ id: String) {
+    public func forgetVoice(_ id: String) {
         lock.withLock { voiceCache[id] = nil }
         chunkCache.removeAll(voice: id)
     }

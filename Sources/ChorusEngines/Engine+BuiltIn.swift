@@ -3,6 +3,7 @@ import ChorusCosyVoice
 import ChorusKokoro
 import ChorusModels
 import ChorusNeuTTS
+import ChorusONNX
 import ChorusPiper
 import ChorusSpeech
 import Foundation
@@ -18,9 +19,12 @@ extension Engine {
             try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
         }
     ) { options in
-        try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: options.model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)),
-                              espeakVoice: options.language ?? "en-us",
-                              parallelism: options.servingOnly.map(KokoroSynthesizer.parallelism(servingOnly:)))
+        let folder = options.model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)
+        let parallelism = try options.servingOnly.map(KokoroSynthesizer.parallelism(servingOnly:))
+        return try await InferenceExecutor.shared.run {
+            try KokoroSynthesizer(files: KokoroSynthesizer.Files(folder: folder), espeakVoice: options.language ?? "en-us",
+                                  parallelism: parallelism)
+        }
     }
 
     /// Piper: one VITS voice per `.onnx` file with its `.onnx.json`, each at the rate its config states.
@@ -33,7 +37,9 @@ extension Engine {
         installedVoices: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
     ) { options in
         let parallelism = try options.servingOnly.map(PiperSynthesizer.parallelism(servingOnly:))
-        return try PiperSynthesizer(modelPath: options.model ?? PiperSynthesizer.defaultModel(), parallelism: parallelism)
+        return try await InferenceExecutor.shared.run {
+            try PiperSynthesizer(modelPath: options.model ?? PiperSynthesizer.defaultModel(), parallelism: parallelism)
+        }
     }
 
     /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect and style instructions.
@@ -46,7 +52,7 @@ extension Engine {
         installedVoices: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
         unusableVoices: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
     ) { options in
-        try CosyVoiceSynthesizer(folder: options.model)
+        try await InferenceExecutor.shared.run { try CosyVoiceSynthesizer(folder: options.model) }
     }
 
     /// NeuTTS Nano / Air: 24 kHz, phoneme prompt; a voice is a clip's NeuCodec codes and its transcript.
@@ -59,7 +65,7 @@ extension Engine {
         installedVoices: { model in try NeuTTSSynthesizer.installedVoices(folder: model) },
         unusableVoices: { model in NeuTTSSynthesizer.unusableVoices(folder: model) }
     ) { options in
-        try NeuTTSSynthesizer(folder: options.model)
+        try await InferenceExecutor.shared.run { try NeuTTSSynthesizer(folder: options.model) }
     }
 
     /// Chatterbox Turbo: 24 kHz; a voice is the speech encoder's four outputs for a clip of more than 5 s,
@@ -75,6 +81,6 @@ extension Engine {
         installedVoices: { model in try ChatterboxSynthesizer.installedVoices(folder: model) },
         unusableVoices: { model in ChatterboxSynthesizer.unusableVoices(folder: model) }
     ) { options in
-        try ChatterboxSynthesizer(folder: options.model)
+        try await InferenceExecutor.shared.run { try ChatterboxSynthesizer(folder: options.model) }
     }
 }

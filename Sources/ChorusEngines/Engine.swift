@@ -83,7 +83,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     private let defaultModelLocation: @Sendable () -> URL
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private let unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice]
-    private let loader: @Sendable (LoadOptions) throws -> any SpeechSynthesizer
+    private let loader: @Sendable (LoadOptions) async throws -> any SpeechSynthesizer
 
     /// An engine.
     /// - Parameters:
@@ -93,13 +93,14 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     ///   - defaultModel: where its default model is (a folder or a file, as `load` reads it).
     ///   - installedVoices: its voices for a model (the default when nil), read from disk without loading.
     ///   - unusableVoices: its voices on disk that cannot be used, with why.
-    ///   - load: the engine loaded; runs on the inference executor.
+    ///   - load: the engine loaded. Making sessions blocks: run it on the inference executor
+    ///     (`InferenceExecutor.shared.run`), as the built-in engines do, so no shared concurrency thread waits.
     public init(id: String, name: String, sampleRate: Int, capabilities: Capabilities, cloning: Cloning? = nil,
                 models: [ModelCatalog.Entry], modelVariant: (@Sendable (String) throws -> ModelManifest)? = nil,
                 modelDescription: String, defaultModel: @escaping @Sendable () -> URL,
                 installedVoices: @escaping @Sendable (URL?) throws -> [Voice],
                 unusableVoices: @escaping @Sendable (URL?) -> [UnusableVoice] = { _ in [] },
-                load: @escaping @Sendable (LoadOptions) throws -> any SpeechSynthesizer) {
+                load: @escaping @Sendable (LoadOptions) async throws -> any SpeechSynthesizer) {
         precondition(!models.isEmpty, "an engine has at least its default model")
         self.id = id.lowercased()
         self.name = name
@@ -123,16 +124,15 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// The model `load()` reads when given none.
     public var defaultModel: URL { defaultModelLocation() }
 
-    /// Loads the engine on the inference executor, so creating its sessions never blocks a shared
-    /// concurrency thread. A language is refused by an engine without `.languageSelection`.
+    /// Loads the engine (the built-in ones on the inference executor, so creating their sessions never blocks a
+    /// shared concurrency thread). A language is refused by an engine without `.languageSelection`.
     public func load(_ options: LoadOptions = LoadOptions()) async throws -> any SpeechSynthesizer {
         if options.language != nil, !capabilities.contains(.languageSelection) {
             throw EngineError.languageNotSelectable(engine: id, selecting: Self.all.filter {
                 $0.capabilities.contains(.languageSelection)
             }.map(\.id))
         }
-        let loader = loader
-        return try await InferenceExecutor.shared.run { try loader(options) }
+        return try await loader(options)
     }
 
     /// `load(_:)` from `model` (the default model when nil).
@@ -164,7 +164,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                       load: { options in
                           var options = options
                           options.model = options.model ?? model
-                          return try loader(options)
+                          return try await loader(options)
                       })
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Voices from clips: upstream's `encode_reference` (the clip's NeuCodec codes) through the folder's exported
 /// encoder, with the clip's transcript, stored as `NeuTTSVoice` files; or from codes already made
 /// (`voice(codes:transcript:id:)`), as upstream's examples ship them.
-extension NeuTTSSynthesizer: VoiceCloning {
+extension NeuTTSSynthesizer: StoredVoices {
     public var cloningNeedsTranscript: Bool { true }
     public var acceptedClipDuration: ClosedRange<Double> { CodecEncoder.minimumDuration...CodecEncoder.maximumDuration }
 
@@ -19,7 +19,7 @@ extension NeuTTSSynthesizer: VoiceCloning {
         let id = try NeuTTSVoice.store(folder.voices).checkedNewID(id, replacing: true)
         guard folder.hasEncoder else { throw NeuTTSError.noEncoder(folder: folder.url.path) }
         let codes = try await InferenceExecutor.shared.run { [self] in
-            try CodecEncoder(session: encoderSession()).encode(clip.samples, sampleRate: clip.sampleRate)
+            try CodecEncoder(session: encoder.session()).encode(clip.samples, sampleRate: clip.sampleRate)
         }
         return try voice(codes: codes, transcript: transcript, id: id,
                          summary: String(format: "%d codes (%.1f s) from a clip", codes.count, Double(codes.count) / 50))
@@ -34,21 +34,9 @@ extension NeuTTSSynthesizer: VoiceCloning {
                            conditioning: conditioning)
     }
 
-    /// Writes `voice` into the model folder's voices; its id must be new unless `replacing`.
-    public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
-        guard voice.voice.engine == engineName, let conditioning = voice.conditioning as? NeuTTSVoice else {
-            throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
-        }
-        try conditioning.write(id: voice.voice.id, to: folder.voices, replacing: replacing)
-        forgetVoice(voice.voice.id)
-    }
+    public var voiceStore: VoiceStore { NeuTTSVoice.store(folder.voices) }
 
-    /// Deletes the installed voice `id`.
-    public func removeVoice(id: String) async throws {
-        guard voices.contains(where: { $0.id == id }) || unusableVoices.contains(where: { $0.id == id }) else {
-            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
-        }
-        try NeuTTSVoice.store(folder.voices).remove(id: id)
-        forgetVoice(id)
+    public func writeVoice(_ conditioning: NeuTTSVoice, to folder: URL) throws {
+        try conditioning.writeFiles(to: folder)
     }
 }

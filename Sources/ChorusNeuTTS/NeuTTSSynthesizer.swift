@@ -38,7 +38,8 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     private let runLimit = RunLimit(maximum: 1)
     private let lock = NSLock()
     private var loadedVoices: [String: NeuTTSVoice] = [:]
-    private var encoder: InferenceSession?
+    /// The NeuCodec encoder, loaded by the first clone (speaking never reads it).
+    let encoder: LazySession
 
     /// The default model folder: `<models root>/neutts` (see `ModelStore`).
     public static var defaultFolder: URL { ModelStore.current.folder(for: manifest) }
@@ -66,23 +67,15 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         backbone = try Backbone(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.backbone)),
                                 stopToken: prompt.stopToken, sampling: configuration.sampling)
         codec = try CodecDecoder(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.decoder)))
+        encoder = LazySession(modelPath: models.path(NeuTTSModelFolder.encoder))
     }
 
     public var voices: [Voice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).voices }
     public var unusableVoices: [UnusableVoice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).unusable }
 
-    /// The NeuCodec encoder's session, made on first use.
-    func encoderSession() throws -> InferenceSession {
-        try lock.withLock {
-            if let encoder { return encoder }
-            let made = try InferenceSession(modelPath: folder.path(NeuTTSModelFolder.encoder))
-            encoder = made
-            return made
-        }
-    }
 
     /// Forgets what was read of voice `id` (after it is replaced or removed).
-    func forgetVoice(_ id: String) {
+    public func forgetVoice(_ id: String) {
         lock.withLock { loadedVoices[id] = nil }
     }
 

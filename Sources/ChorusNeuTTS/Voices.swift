@@ -50,10 +50,13 @@ public struct NeuTTSVoice: Sendable, Equatable {
     /// replaced only when `replacing`, in one step).
     @discardableResult
     public func write(id: String, to voices: URL, replacing: Bool = false) throws -> URL {
-        try Self.store(voices).write(id: id, replacing: replacing) { staging in
-            try NPYFile(shape: [codes.count], values: codes.map(Float.init)).write(to: staging.appendingPathComponent(Self.codesFile))
-            try Data(transcript.utf8).write(to: staging.appendingPathComponent(Self.transcriptFile))
-        }
+        try Self.store(voices).write(id: id, replacing: replacing, writeFiles)
+    }
+
+    /// Writes the voice's two files into `folder`.
+    public func writeFiles(to folder: URL) throws {
+        try NPYFile(shape: [codes.count], values: codes.map(Float.init)).write(to: folder.appendingPathComponent(Self.codesFile))
+        try Data(transcript.utf8).write(to: folder.appendingPathComponent(Self.transcriptFile))
     }
 
     /// The voices stored in `voices`, sorted by id, and those that cannot be used (a file missing, codes outside

@@ -60,7 +60,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidVoiceID(let id, let problem):
             return "The voice id '\(id)' cannot be used: \(problem)."
         case .voiceExists(let id, let engine):
-            return "The \(engine) engine already has a voice '\(id)'; pick another id, or replace it (--replace, or delete it first)."
+            return "The \(engine) engine already has a voice '\(id)'; pick another id, or replace it (add --replace, or send replace=true)."
         case .voicesFolderIsAFile(let path):
             return "\(path) should be the folder of voices but is a file; move it away."
         case .voiceNotWritten(let id, let folder, let reason):

@@ -49,7 +49,7 @@ public struct VoiceClip: Sendable {
         }
         guard accepted.contains(duration) else {
             throw SpeechError.unusableClip(problem: String(
-                format: "it lasts %.1f s and the %@ engine takes clips of %g-%g s", duration, engine,
+                format: "it lasts %.1f s, and the %@ engine takes clips of at least %g s and at most %g s", duration, engine,
                 accepted.lowerBound, accepted.upperBound))
         }
         let peak = samples.reduce(Float(0)) { max($0, abs($1)) }

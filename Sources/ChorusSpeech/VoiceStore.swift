@@ -147,8 +147,42 @@ public enum VoiceStoreError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .incomplete(let missing): "it is incomplete (\(missing.joined(separator: ", ")) missing); add the voice again"
+        case .incomplete(let missing): "it is incomplete (\(missing.joined(separator: ", ")) missing)"
         case .damaged(let problem): problem
         }
+    }
+}
+
+/// A cloning engine that keeps its voices in a `VoiceStore`, one folder of files per voice: registering and
+/// removing come with it, so every such engine stages, replaces and removes voices the same way and drops what
+/// it kept of a voice that changed.
+public protocol StoredVoices: VoiceCloning {
+    /// What the engine's clones hold (`ClonedVoice.conditioning`).
+    associatedtype Conditioning: Sendable
+    /// Where its voices are.
+    var voiceStore: VoiceStore { get }
+    /// Writes `conditioning`'s files into `folder` (a staging folder the store puts in place).
+    func writeVoice(_ conditioning: Conditioning, to folder: URL) throws
+    /// Drops what the engine kept of voice `id` (read conditioning, spoken audio), after it changed.
+    func forgetVoice(_ id: String)
+}
+
+extension StoredVoices {
+    /// Writes `voice` into the store (a new id unless `replacing`) and drops what was kept of an old one.
+    public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
+        guard voice.voice.engine == engineName, let conditioning = voice.conditioning as? Conditioning else {
+            throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
+        }
+        try voiceStore.write(id: voice.voice.id, replacing: replacing) { try writeVoice(conditioning, to: $0) }
+        forgetVoice(voice.voice.id)
+    }
+
+    /// Deletes voice `id` (usable or not) from the store and what was kept of it.
+    public func removeVoice(id: String) async throws {
+        guard voices.contains(where: { $0.id == id }) || unusableVoices.contains(where: { $0.id == id }) else {
+            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
+        }
+        try voiceStore.remove(id: id)
+        forgetVoice(id)
     }
 }

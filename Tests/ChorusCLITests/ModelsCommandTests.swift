@@ -6,7 +6,7 @@ import Testing
     @Test func anUnknownNameListsTheKnownOnes() async throws {
         let result = try await ChorusProcess.running(["models", "pull", "kokro"])
         #expect(result.status != 0)
-        #expect(result.standardError.contains("No model is called kokro"))
+        #expect(result.standardError.contains("'kokro' does not name a model"))
         #expect(result.standardError.contains("silero-vad"))
     }
 

@@ -1,4 +1,5 @@
 import ChorusModels
+import ChorusSpeech
 import Foundation
 import Testing
 
@@ -46,7 +47,7 @@ import Testing
         let neuttsVoice = neutts.appendingPathComponent("voices/dave")
         try FileManager.default.createDirectory(at: neuttsVoice, withIntermediateDirectories: true)
         for name in ["backbone.onnx", "tokenizer.json", "decoder.onnx"] { try garbage.write(to: neutts.appendingPathComponent(name)) }
-        try Data(count: 16).write(to: neuttsVoice.appendingPathComponent("codes.npy"))
+        try NeuTTSCommandTests.npy([1, 2, 3], to: neuttsVoice.appendingPathComponent("codes.npy"))
         try Data("Hello.".utf8).write(to: neuttsVoice.appendingPathComponent("transcript.txt"))
         // Chatterbox: garbage graphs, one voice of the speech encoder's four outputs.
         let chatterbox = root.appendingPathComponent("chatterbox-fp32")
@@ -77,9 +78,9 @@ import Testing
         // The Kokoro and Piper lines are those of the real install (widths aside: each table pads to its longest cell).
         let real = try await ChorusProcess.running(["voices", "--json"])
         let corrupt = try await ChorusProcess.running(["voices", "--json"], environment: environment)
-        let realVoices = try JSONSerialization.jsonObject(with: Data(real.standardOutput.utf8)) as? [[String: String]] ?? []
-        let corruptVoices = try JSONSerialization.jsonObject(with: Data(corrupt.standardOutput.utf8)) as? [[String: String]] ?? []
-        let phonemeEngines = { (voices: [[String: String]]) in voices.filter { !["cosyvoice", "neutts", "chatterbox"].contains($0["engine"]) } }
+        let realVoices = try JSONDecoder().decode([Voice].self, from: Data(real.standardOutput.utf8))
+        let corruptVoices = try JSONDecoder().decode([Voice].self, from: Data(corrupt.standardOutput.utf8))
+        let phonemeEngines = { (voices: [Voice]) in voices.filter { !["cosyvoice", "neutts", "chatterbox"].contains($0.engine) } }
         #expect(!phonemeEngines(realVoices).isEmpty)
         #expect(phonemeEngines(corruptVoices) == phonemeEngines(realVoices))
 

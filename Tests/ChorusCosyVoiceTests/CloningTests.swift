@@ -46,7 +46,8 @@ import Testing
         let engine = try Self.engine(voices: FileManager.default.temporaryDirectory.appendingPathComponent("none"))
         #expect(engine.cloningNeedsTranscript)
         await #expect(throws: CosyVoiceError.emptyTranscript) {
-            try await engine.cloneVoice(from: VoiceClip(samples: [Float](repeating: 0.1, count: 48_000), sampleRate: 16_000),
+            try await engine.cloneVoice(from: VoiceClip(samples: [Float](repeating: 0.1, count: 48_000), sampleRate: 16_000,
+                                                        transcript: "  "),
                                         id: "x", language: nil)
         }
     }

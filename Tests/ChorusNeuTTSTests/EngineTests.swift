@@ -28,8 +28,8 @@ import Testing
         let stored = try NeuTTSVoice(folder: voices.appendingPathComponent("ref"))
         #expect(stored.codes == (try TestResources.ints("short-ref.i32")))
         #expect(NeuTTSVoice.contents(of: voices, language: "en-us").voices.map(\.id) == ["ref"])
-        #expect(throws: NeuTTSError.self) { try stored.write(id: "ref", to: voices) }
-        #expect(throws: NeuTTSError.self) { try stored.write(id: "../up", to: voices) }
+        #expect(throws: SpeechError.voiceExists("ref", engine: "neutts")) { try stored.write(id: "ref", to: voices) }
+        #expect(throws: SpeechError.self) { try stored.write(id: "../up", to: voices) }
         #expect(throws: NeuTTSError.codeOutOfRange(70000)) { try NeuTTSVoice(codes: [1, 70000], transcript: "a") }
         #expect(throws: NeuTTSError.self) { try NeuTTSVoice(codes: [1], transcript: "  ") }
         #expect(try NeuTTSSynthesizer.installedVoices(folder: url).map(\.id) == ["ref"])

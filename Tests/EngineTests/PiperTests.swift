@@ -36,7 +36,7 @@ import ChorusSpeech
             """#
         let voice = PiperSynthesizer.describe(id: "en_US-joe-medium", config: try PiperVoiceConfig(data: Data(json.utf8), path: "v.json"))
         #expect(voice == Voice(id: "en_US-joe-medium", engine: "piper", language: "en-US", gender: .unknown,
-                               summary: "Piper VITS voice 'joe', 22050 Hz"))
+                               summary: "Piper VITS voice 'joe', 22050 Hz", sampleRate: 22_050))
     }
 
     @Test func configErrorsNameTheProblem() {
