@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "ChorusModels", targets: ["ChorusModels"]),
         .library(name: "ChorusONNX", targets: ["ChorusONNX"]),
         .library(name: "ChorusAudio", targets: ["ChorusAudio"]),
+        // MP3 and FLAC (LAME, libFLAC, libmpg123), a product of its own so ChorusAudio links no C library.
+        .library(name: "ChorusAudioCodecs", targets: ["ChorusAudioCodecs"]),
         .library(name: "ChorusDSP", targets: ["ChorusDSP"]),
         .library(name: "ChorusText", targets: ["ChorusText"]),
         .library(name: "ChorusPhonemizer", targets: ["ChorusPhonemizer"]),
@@ -91,11 +93,13 @@ let package = Package(
         .systemLibrary(name: "CChorusAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CChorusLame", pkgConfig: "lame", providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
         .systemLibrary(name: "CChorusFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"]), .brew(["flac"])]),
+        .systemLibrary(name: "CChorusMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"]), .brew(["mpg123"])]),
 
         // Foundations: no model knowledge.
         .target(name: "ChorusModels"),
         .target(name: "ChorusONNX", dependencies: ["CChorusONNX", "ChorusModels"]),
         .target(name: "ChorusAudio", dependencies: ["ChorusModels"]),
+        .target(name: "ChorusAudioCodecs", dependencies: ["ChorusAudio", "CChorusLame", "CChorusFLAC", "CChorusMPG123"]),
         .target(name: "ChorusDSP"),
         .target(name: "ChorusText", dependencies: ["ChorusModels"]),
         .target(name: "ChorusPhonemizer", dependencies: ["CChorusEspeak"]),
@@ -123,7 +127,7 @@ let package = Package(
         .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
+        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
         .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
@@ -144,6 +148,7 @@ let package = Package(
         // Tests, one target per module.
         .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels"]),
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
+        .testTarget(name: "ChorusAudioCodecsTests", dependencies: ["ChorusAudioCodecs", "ChorusAudio", "CChorusLame", "CChorusFLAC"]),
         .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusModels", "ChorusDSP"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels", "ChorusDSP"]),
@@ -161,7 +166,7 @@ let package = Package(
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["CChorusLame", "CChorusFLAC", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]

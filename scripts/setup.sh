@@ -69,7 +69,7 @@ fetch_wheel() { # package version file sha
 is_complete() { [ -f "$1/.complete" ] && [ "$(cat "$1/.complete")" = "$2" ]; }
 
 # --- 1. system packages ---------------------------------------------------------------
-apt_packages=(libespeak-ng-dev espeak-ng-data libasound2-dev libmp3lame-dev libflac-dev unzip curl ca-certificates)
+apt_packages=(libespeak-ng-dev espeak-ng-data libasound2-dev libmp3lame-dev libflac-dev libmpg123-dev unzip curl ca-certificates)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

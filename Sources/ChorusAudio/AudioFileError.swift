@@ -18,6 +18,8 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
     case writerClosed(path: String)
     /// The sample count does not divide into whole frames of `channels`.
     case partialFrame(sampleCount: Int, channels: Int)
+    /// The file holds more audio than a reader takes; `seconds` is nil when only "more than the limit" is known.
+    case tooLong(path: String, seconds: Double?, limit: Double)
 
     public var description: String {
         switch self {
@@ -44,6 +46,9 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
             "The WAV stream for \(path) is already closed; open a new writer to write more audio."
         case .partialFrame(let count, let channels):
             "\(count) samples do not form whole frames of \(channels) channels; pass interleaved frames."
+        case .tooLong(let path, let seconds, let limit):
+            "\(path) holds \(seconds.map { "\(Int($0.rounded())) s" } ?? "more than \(Int(limit)) s") of audio; "
+                + "Chorus reads at most \(Int(limit)) s from one file, so cut it shorter."
         }
     }
 }

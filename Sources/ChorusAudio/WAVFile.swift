@@ -100,6 +100,34 @@ public struct WAVFile: Sendable, Equatable {
         return (file.mono, file.sampleRate)
     }
 
+    /// The bytes of a WAV file with its channels averaged into mono. Audio longer than `maximumSeconds` is
+    /// refused from the header before a sample is decoded, and frames are decoded a block at a time, so
+    /// memory holds the mono samples only, whatever the channel count.
+    public static func decodeMono(
+        _ bytes: UnsafeRawBufferPointer, path: String = "<memory>", maximumSeconds: Double
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        let layout = try WAVLayout(parsing: bytes, path: path)
+        let seconds = Double(layout.frameCount) / Double(layout.sampleRate)
+        guard seconds <= maximumSeconds else {
+            throw AudioFileError.tooLong(path: path, seconds: seconds, limit: maximumSeconds)
+        }
+        let frameBytes = layout.channels * layout.encoding.bytesPerSample
+        let framesPerBlock = max(1, 65_536 / layout.channels)
+        var mono: [Float] = []
+        mono.reserveCapacity(layout.frameCount)
+        var frame = 0
+        while frame < layout.frameCount {
+            let count = min(framesPerBlock, layout.frameCount - frame)
+            let start = layout.dataOffset + frame * frameBytes
+            let block = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count * frameBytes)])
+            let interleaved = SampleConversion.floats(decoding: block, encoding: layout.encoding,
+                                                      count: count * layout.channels)
+            mono += SampleConversion.mixdown(interleaved, channels: layout.channels)
+            frame += count
+        }
+        return (mono, layout.sampleRate)
+    }
+
     /// Decodes the bytes of a WAV file; `path` only names the source in errors.
     public static func decode(_ data: Data, path: String = "<memory>") throws -> WAVFile {
         try data.withUnsafeBytes { raw in try decode(raw, path: path) }

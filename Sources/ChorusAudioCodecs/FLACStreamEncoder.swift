@@ -4,14 +4,14 @@ import Foundation
 /// Mono 16-bit FLAC made piece by piece with libFLAC (Debian's libflac): the stream header first, then
 /// a frame each time a block of samples is complete. With no way to seek back in a streamed response,
 /// STREAMINFO leaves the total length and MD5 unset, which FLAC allows and decoders accept.
-final class FLACStreamEncoder: @unchecked Sendable {
+public final class FLACStreamEncoder: @unchecked Sendable {
     // @unchecked: libFLAC's state is used by one synthesis task at a time, never concurrently.
     private let encoder: UnsafeMutablePointer<FLAC__StreamEncoder>
     /// What the write callback received since the last call handed it on.
     private var written = Data()
 
-    init(sampleRate: Int) throws {
-        guard let encoder = FLAC__stream_encoder_new() else { throw APIError.server(CodecError.flac("libFLAC could not start")) }
+    public init(sampleRate: Int) throws {
+        guard let encoder = FLAC__stream_encoder_new() else { throw AudioCodecError.encoderFailed(.flac, "libFLAC could not start") }
         self.encoder = encoder
         FLAC__stream_encoder_set_channels(encoder, 1)
         FLAC__stream_encoder_set_bits_per_sample(encoder, 16)
@@ -25,7 +25,7 @@ final class FLACStreamEncoder: @unchecked Sendable {
         }, nil, nil, nil, Unmanaged.passUnretained(self).toOpaque())
         guard status == FLAC__STREAM_ENCODER_INIT_STATUS_OK else {
             // deinit deletes the encoder.
-            throw APIError.server(CodecError.flac("libFLAC refused mono 16-bit at \(sampleRate) Hz (status \(status.rawValue))"))
+            throw AudioCodecError.encoderFailed(.flac, "libFLAC refused mono 16-bit at \(sampleRate) Hz (status \(status.rawValue))")
         }
     }
 
@@ -34,20 +34,20 @@ final class FLACStreamEncoder: @unchecked Sendable {
     }
 
     /// The bytes completed by `samples` (floats in -1...1): the header on the first call, then whole frames.
-    func encode(_ samples: [Float]) throws -> Data {
+    public func encode(_ samples: [Float]) throws -> Data {
         if !samples.isEmpty {
             let integers = samples.map { Int32((max(-1, min(1, $0)) * 32_767).rounded()) }
             let accepted = integers.withUnsafeBufferPointer {
                 FLAC__stream_encoder_process_interleaved(encoder, $0.baseAddress, UInt32($0.count))
             }
-            guard accepted != 0 else { throw APIError.server(CodecError.flac(stateDescription)) }
+            guard accepted != 0 else { throw AudioCodecError.encoderFailed(.flac, stateDescription) }
         }
         return take()
     }
 
     /// The last, partial block.
-    func finish() throws -> Data {
-        guard FLAC__stream_encoder_finish(encoder) != 0 else { throw APIError.server(CodecError.flac(stateDescription)) }
+    public func finish() throws -> Data {
+        guard FLAC__stream_encoder_finish(encoder) != 0 else { throw AudioCodecError.encoderFailed(.flac, stateDescription) }
         return take()
     }
 

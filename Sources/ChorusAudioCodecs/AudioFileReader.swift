@@ -1,0 +1,59 @@
+import ChorusAudio
+import Foundation
+
+/// Reads a WAV, FLAC or MP3 file as mono samples, choosing the decoder by the file's first bytes, never
+/// by its name: WAV of any rate and channel count in PCM 8/16/24/32-bit or float (ChorusAudio's `WAVFile`),
+/// FLAC (libFLAC), MP3 and other MPEG audio (libmpg123). Channels are averaged into one.
+///
+/// Memory stays bounded whatever the file says: the file is mapped, not loaded, and only the mono samples
+/// are kept, up to `maximumSeconds` of them; a longer file is refused, from its header where it states
+/// its length, otherwise as soon as the decoder passes the limit.
+public enum AudioFileReader {
+    /// The longest audio read by default: ten minutes, far beyond a voice clip or a dictation.
+    public static let defaultMaximumSeconds: Double = 600
+
+    /// The file at `url` as mono samples at its own rate.
+    public static func readMono(
+        contentsOf url: URL, maximumSeconds: Double = defaultMaximumSeconds
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
+        }
+        return try decodeMono(data, path: url.path, maximumSeconds: maximumSeconds)
+    }
+
+    /// The bytes of a WAV, FLAC or MP3 file as mono samples; `path` only names them in errors.
+    public static func decodeMono(
+        _ data: Data, path: String = "<memory>", maximumSeconds: Double = defaultMaximumSeconds
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        try data.withUnsafeBytes { bytes in
+            guard !bytes.isEmpty else { throw AudioFileError.cannotRead(path: path, reason: "it is empty") }
+            switch AudioFileKind(sniffing: bytes) {
+            case .wav:
+                return try WAVFile.decodeMono(bytes, path: path, maximumSeconds: maximumSeconds)
+            case .flac:
+                return try FLACFileDecoder(bytes, path: path, maximumSeconds: maximumSeconds).decode()
+            case .mpeg:
+                return try MPEGFileDecoder.decode(bytes, path: path, maximumSeconds: maximumSeconds)
+            case nil:
+                throw AudioCodecError.unrecognised(path: path, start: describeStart(bytes))
+            }
+        }
+    }
+
+    /// The first bytes as a reader can recognise them: text when they are printable, hex otherwise.
+    static func describeStart(_ bytes: UnsafeRawBufferPointer) -> String {
+        let head = Array(bytes.prefix(4))
+        if head.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+            return "'" + String(decoding: head, as: UTF8.self) + "'"
+        }
+        return "bytes " + head.map { String(format: "%02X", $0) }.joined(separator: " ")
+    }
+}
