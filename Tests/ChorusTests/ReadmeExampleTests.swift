@@ -49,6 +49,29 @@ import Testing
         #expect(readme.components(separatedBy: "```swift\nimport Chorus\n\n// README: ").count - 1 == compiled.count)
     }
 
+    /// Every ```swift block of README.md and docs/*.md is found word for word in ReadmeExamples.swift, so no
+    /// page shows code the tests do not compile.
+    @Test func everySwiftBlockOfTheDocsIsCompiledByTheseTests() throws {
+        let source = try String(contentsOf: Self.tests.appendingPathComponent("ChorusTests/ReadmeExamples.swift"),
+                                encoding: .utf8)
+        let docs = Self.root.appendingPathComponent("docs")
+        let pages = [Self.root.appendingPathComponent("README.md")]
+            + (try FileManager.default.contentsOfDirectory(at: docs, includingPropertiesForKeys: nil))
+            .filter { $0.pathExtension == "md" }.sorted { $0.path < $1.path }
+        #expect(pages.count == 7, "README.md and six pages under docs/")
+        var blocks = 0
+        for page in pages {
+            let text = try String(contentsOf: page, encoding: .utf8)
+            for part in text.components(separatedBy: "```swift\n").dropFirst() {
+                let block = part.components(separatedBy: "\n```")[0]
+                    .replacingOccurrences(of: "import Chorus\n\n", with: "")
+                blocks += 1
+                #expect(source.contains(block), "a swift block of \(page.lastPathComponent) is not in ReadmeExamples.swift")
+            }
+        }
+        #expect(blocks >= 4)
+    }
+
     @Test(.enabled(if: kokoroInstalled, "Kokoro not installed; run scripts/setup.sh"))
     func speakWritesAWAVFile() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-readme-\(UUID().uuidString).wav")
