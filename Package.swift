@@ -130,7 +130,7 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusAudioCodecs", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .target(name: "BenchSupport", path: "bench/BenchSupport"),

@@ -11,11 +11,11 @@ import ChorusSpeech
 struct SpeakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speak",
-        abstract: "Speak text into a WAV file.",
+        abstract: "Speak text into an audio file (WAV, MP3, FLAC or raw PCM).",
         discussion: """
             Examples:
               chorus speak "Hello there." -o hello.wav
-              chorus speak --engine piper --file story.txt -o story.wav
+              chorus speak --engine piper --file story.txt -o story.mp3
               echo "Hi." | chorus speak -o hi.wav
               chorus speak --language fr "Bonjour à tous." -o bonjour.wav
               chorus speak --engine piper --model ~/voices/en_GB-alan-medium.onnx "Hello." -o alan.wav
@@ -24,7 +24,7 @@ struct SpeakCommand: AsyncParsableCommand {
 
     @OptionGroup var input: TextInput
 
-    @Option(name: .shortAndLong, help: "The WAV file to write; - writes a WAV stream to standard output.")
+    @Option(name: .shortAndLong, help: "The audio file to write (.wav, .mp3, .flac or .pcm, or --format); - writes to standard output as the audio is made.")
     var output: String?
 
     @OptionGroup var engineOptions: EngineOptions
@@ -38,7 +38,7 @@ struct SpeakCommand: AsyncParsableCommand {
     @Flag(help: "Replace the output file even when it is read-only.")
     var force = false
 
-    @Option(help: "Sample format of the WAV file: pcm16 or float32.")
+    @Option(help: "Sample format of WAV or PCM output: pcm16 or float32.")
     var sampleFormat: SampleFormatChoice = .pcm16
 
     @Flag(name: .shortAndLong, help: "Print progress even for short text.")
@@ -56,19 +56,20 @@ struct SpeakCommand: AsyncParsableCommand {
 
     func run() async throws {
         StagedFile.cleansUpOnSignals()
+        let encoding = try SpokenAudioOutput.encoding(output: output, format: streaming.format, sampleFormat: sampleFormat)
         // Standard output takes the audio as it is made (a WAV stream with open-ended sizes, or raw PCM with
         // --format pcm), as with --stream; a whole file cannot be staged and renamed there.
         if streaming.stream || streaming.provider != nil || output == "-" {
             if streaming.provider == nil, !engineOptions.engine.engine.capabilities.contains(.streaming) {
                 throw ValidationError("The \(engineOptions.engine.id) engine makes a text's audio all at once; leave --stream out and write a file with -o.")
             }
-            return try await StreamingSpeech(options: streaming, input: input, output: output, engine: engineOptions,
+            return try await StreamingSpeech(options: streaming, input: input, output: output, encoding: encoding, engine: engineOptions,
                                              voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose,
                                              outputPolicy: outputPolicy).run()
         }
         let text = try input.read()
         guard let output else {
-            throw ValidationError("No output file. Add -o FILE.wav.")
+            throw ValidationError("No output file. Add -o FILE.wav (or .mp3, .flac), or --stream to play it.")
         }
         let destination = URL(fileURLWithPath: output)
         try Self.checkWritable(destination, policy: outputPolicy)
@@ -85,7 +86,8 @@ struct SpeakCommand: AsyncParsableCommand {
         let written: Int
         do {
             written = try await StagedFile.write(to: destination, policy: outputPolicy) { staged in
-                let writer = try WAVStreamWriter(staged: staged, sampleRate: synthesizer.sampleRate, format: sampleFormat.format)
+                var writer = try SpokenFileWriter(staged: staged, encoding: encoding, sampleRate: synthesizer.sampleRate,
+                                                  sampleFormat: sampleFormat.format)
                 var progress = TextProgress(text: text)
                 for try await chunk in synthesizer.stream(request) {
                     try writer.write(chunk.samples)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ChorusAudioCodecs
 import ChorusModels
 import ChorusSpeech
 import ChorusStreaming
@@ -12,8 +13,10 @@ struct StreamingSpeechOptions: ParsableArguments {
         discussion: "Without -o it plays on the sound device; -o FILE.wav writes a file; -o - writes audio to standard output as it is made. Text on standard input is read as it comes: llm-cli | chorus speak --stream -"))
     var stream = false
 
-    @Option(help: "With --stream -o -: wav (a header with open-ended sizes, then samples) or pcm (samples only).")
-    var format: StreamOutputFormat = .wav
+    @Option(help: ArgumentHelp(
+        "The audio's encoding: wav, mp3, flac or pcm (samples only); by default the -o file's extension, else wav.",
+        discussion: "Written to standard output (-o -), wav has a header with open-ended sizes."))
+    var format: AudioEncoding?
 
     @Option(help: ArgumentHelp("With --stream: the ALSA device to play on.", valueName: "name"))
     var device: String = "default"
@@ -34,16 +37,14 @@ struct StreamingSpeechOptions: ParsableArguments {
     var baseURL: String?
 }
 
-/// What `--stream -o -` writes.
-enum StreamOutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case wav, pcm
-}
 
 /// `chorus speak --stream`: text in as it arrives, audio out as it is made, through the streaming pipeline.
 struct StreamingSpeech {
     var options: StreamingSpeechOptions
     var input: TextInput
     var output: String?
+    /// What `output` gets: `SpokenAudioOutput.encoding(output:format:sampleFormat:)`.
+    var encoding: AudioEncoding
     var engine: EngineOptions
     var voice: String?
     var speed: Float
@@ -110,11 +111,17 @@ struct StreamingSpeech {
         case nil:
             return try DeviceSink.make(device: options.device)
         case "-":
-            return PCMStreamSink(container: options.format == .wav ? .wav : .raw, sampleFormat: sampleFormat.format)
+            switch encoding {
+            case .wav, .pcm: return PCMStreamSink(container: encoding == .wav ? .wav : .raw, sampleFormat: sampleFormat.format)
+            case .mp3, .flac: return EncodedAudioSink(.standardOutput, encoding: encoding, sampleFormat: sampleFormat.format)
+            }
         case let path?:
             let url = URL(fileURLWithPath: path)
             try SpeakCommand.checkWritable(url, policy: outputPolicy)
-            return WAVFileSink(url: url, sampleFormat: sampleFormat.format, policy: outputPolicy)
+            switch encoding {
+            case .wav: return WAVFileSink(url: url, sampleFormat: sampleFormat.format, policy: outputPolicy)
+            case .pcm, .mp3, .flac: return EncodedAudioSink(.file(url, outputPolicy), encoding: encoding, sampleFormat: sampleFormat.format)
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChorusAudio
+import ChorusAudioCodecs
 import ChorusCosyVoice
 import ChorusEngines
 import ChorusNeuTTS
@@ -128,7 +129,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let clip: VoiceClip?
         switch (codes, audio) {
         case (nil, let audio?):
-            let read = try WAVFile.readMono(contentsOf: URL(fileURLWithPath: audio))
+            let read = try AudioFileReader.readMono(contentsOf: URL(fileURLWithPath: audio))
             clip = VoiceClip(samples: read.samples, sampleRate: read.sampleRate, transcript: text)
             try clip!.check(accepting: cloning.clipSeconds, engine: engine.id)
         case (_?, nil):

@@ -21,11 +21,11 @@ struct TranscriptionRoute: Sendable {
             throw APIError.invalid("Unknown response_format '\(formatName)'; use \(Format.allCases.map(\.rawValue).joined(separator: ", ")).",
                                    param: "response_format")
         }
-        let audio = try form.wavFile("file", what: "the audio").wav
+        let audio = try form.audioFile("file", what: "the audio")
         let recogniser = try await transcriber.loaded()
         var transcript: Transcript?
         try await RequestBodyReader.cancellingOnClientExit(request, watchable: watchable) {
-            transcript = try await recogniser.transcribe(audio.mono, sampleRate: audio.sampleRate)
+            transcript = try await recogniser.transcribe(audio.samples, sampleRate: audio.sampleRate)
         }
         guard let transcript else { throw CancellationError() }
         return try Self.render(transcript, as: format)

@@ -26,8 +26,8 @@ struct VoiceRoutes: Sendable {
             throw APIError.invalid("The \(engine.id) engine needs the clip's transcript, word for word, as 'transcript'.",
                                    param: "transcript")
         }
-        let clip = try form.wavFile("audio", or: "file", what: "the clip").wav
-        let voiceClip = VoiceClip(samples: clip.mono, sampleRate: clip.sampleRate,
+        let clip = try form.audioFile("audio", or: "file", what: "the clip")
+        let voiceClip = VoiceClip(samples: clip.samples, sampleRate: clip.sampleRate,
                                   transcript: cloning.needsTranscript ? transcript : nil)
         let language = form.text("language").flatMap { $0.isEmpty ? nil : $0 }
         do {

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusAudioCodecs
 import ChorusEngines
 @testable import ChorusServer
 import ChorusSpeech
@@ -32,24 +33,51 @@ import Testing
         return (engine.using(model: folder), folder)
     }
 
-    /// `seconds` of a voiced sound at 16 kHz (a 140 Hz tone with harmonics, its loudness moving like syllables), as WAV.
-    static func clip(seconds: Double) throws -> Data {
+    /// `seconds` of a voiced sound at 16 kHz (a 140 Hz tone with harmonics, its loudness moving like syllables).
+    static func clipSamples(seconds: Double) -> [Float] {
         let rate = 16_000
-        let samples = (0..<Int(seconds * Double(rate))).map { index -> Float in
+        return (0..<Int(seconds * Double(rate))).map { index -> Float in
             let time = Double(index) / Double(rate)
             let voiced = (1...5).reduce(0.0) { $0 + sin(2 * .pi * 140 * Double($1) * time) / Double($1) }
             return Float(0.2 * voiced * (0.6 + 0.4 * sin(2 * .pi * 3 * time)))
         }
-        return try WAVWriter.encode(samples, sampleRate: rate)
+    }
+
+    /// `clipSamples(seconds:)` in `encoding` (WAV, FLAC or MP3).
+    static func clip(seconds: Double, encoding: AudioEncoding = .wav) throws -> Data {
+        if encoding == .wav { return try WAVWriter.encode(clipSamples(seconds: seconds), sampleRate: 16_000) }
+        var encoder = try AudioStreamEncoder(encoding: encoding, sampleRate: 16_000)
+        return try encoder.encode(clipSamples(seconds: seconds)) + encoder.finish()
     }
 
     static func clone(_ client: some TestClientProtocol, engine: Engine, id: String, seconds: Double,
-                      replace: Bool = false) async throws -> TestResponse {
+                      replace: Bool = false, encoding: AudioEncoding = .wav) async throws -> TestResponse {
         var fields = [(name: "engine", value: engine.id), (name: "id", value: id)]
         if engine.cloning?.needsTranscript == true { fields.append((name: "transcript", value: "Hello there, this is my voice.")) }
         if replace { fields.append((name: "replace", value: "true")) }
-        let (headers, body) = form(fields, files: [(name: "audio", filename: "clip.wav", data: try clip(seconds: seconds))])
+        let file = (name: "audio", filename: "clip.\(encoding.rawValue)", data: try clip(seconds: seconds, encoding: encoding))
+        let (headers, body) = form(fields, files: [file])
         return try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+    }
+
+    /// A clip may be FLAC or MP3 as well as WAV: each is read by its first bytes, whatever its name; bytes of
+    /// none of them are the client's mistake.
+    @Test func clipsMayBeFLACOrMP3() async throws {
+        let (engine, folder) = try Self.engine(try Engine.named("neutts"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            for encoding in [AudioEncoding.flac, .mp3] {
+                let made = try await Self.clone(client, engine: engine, id: "from-\(encoding.rawValue)", seconds: 3, encoding: encoding)
+                #expect(made.status == .created, "\(encoding): \(String(buffer: made.body))")
+            }
+            let (headers, body) = form([(name: "engine", value: "neutts"), (name: "id", value: "noise"),
+                                        (name: "transcript", value: "Hello there.")],
+                                       files: [(name: "audio", filename: "clip.mp3", data: Data("OggS and then nothing".utf8))])
+            let refused = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(refused.status == .badRequest)
+            #expect(String(buffer: refused.body).contains("The clip cannot be read"), "\(String(buffer: refused.body))")
+        }
     }
 
     @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
