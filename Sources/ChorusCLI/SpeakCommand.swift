@@ -56,6 +56,8 @@ struct SpeakCommand: AsyncParsableCommand {
 
     func run() async throws {
         StagedFile.cleansUpOnSignals()
+        // What the output may not be (the text file, a read-only file) is said before what it is called.
+        if let output, output != "-" { try Self.checkWritable(URL(fileURLWithPath: output), policy: outputPolicy) }
         let encoding = try SpokenAudioOutput.encoding(output: output, format: streaming.format, sampleFormat: sampleFormat)
         // Standard output takes the audio as it is made (a WAV stream with open-ended sizes, or raw PCM with
         // --format pcm), as with --stream; a whole file cannot be staged and renamed there.

@@ -5,7 +5,7 @@ import ChorusModels
 import ChorusStreaming
 import Foundation
 
-extension AudioEncoding: @retroactive ExpressibleByArgument {}
+extension AudioEncoding: ExpressibleByArgument {}
 
 /// How `chorus speak` encodes what it writes, and the writers for each encoding.
 enum SpokenAudioOutput {
