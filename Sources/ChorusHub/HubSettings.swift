@@ -23,10 +23,14 @@ public struct HubSettings: Sendable {
     public var retry: RetryPolicy
     /// A connection that delivers nothing for this long is dropped and the request retried.
     public var readTimeout: TimeInterval
+    /// The most bytes a file whose size no manifest or listing records may have (16 GiB by default,
+    /// above any model file Chorus installs); a hub that sends more is stopped and the copy deleted.
+    public var maximumUnknownFileBytes: Int
 
     public init(endpoint: String = "https://huggingface.co", pypiEndpoint: String = "https://pypi.org", token: String? = nil,
                 offline: Bool = false, offlineReason: String? = nil, huggingFaceCache: URL, downloads: URL,
-                parallelDownloads: Int = 4, retry: RetryPolicy = RetryPolicy(), readTimeout: TimeInterval = 60) {
+                parallelDownloads: Int = 4, retry: RetryPolicy = RetryPolicy(), readTimeout: TimeInterval = 60,
+                maximumUnknownFileBytes: Int = 16 << 30) {
         self.endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
         self.pypiEndpoint = pypiEndpoint.hasSuffix("/") ? String(pypiEndpoint.dropLast()) : pypiEndpoint
         self.token = token
@@ -37,6 +41,7 @@ public struct HubSettings: Sendable {
         self.parallelDownloads = max(1, parallelDownloads)
         self.retry = retry
         self.readTimeout = readTimeout
+        self.maximumUnknownFileBytes = maximumUnknownFileBytes
     }
 
     /// The settings `environment` describes; `home` is the user's home folder.

@@ -28,7 +28,7 @@ public actor ModelPuller {
     public nonisolated let store: ModelStore
     public nonisolated let settings: HubSettings
     private nonisolated let client: HTTPClient
-    private nonisolated let downloader: FileDownloader
+    nonisolated let downloader: FileDownloader
     private var pulls: [String: Task<PullOutcome, any Error>] = [:]
     private var wheels: [String: Task<URL, any Error>] = [:]
 

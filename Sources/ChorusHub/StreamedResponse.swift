@@ -12,9 +12,12 @@ import NIOHTTP1
 final class StreamedResponse: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = Void
 
-    /// Where the body goes once chosen: the file and the progress callback.
+    /// Where the body goes once chosen: the file, the bytes it may still take, and the progress callback.
     private struct Target: Sendable {
         let file: PartialFile
+        let room: Int
+        let limit: Int
+        let url: String
         let progress: @Sendable (Int) -> Void
     }
 
@@ -30,6 +33,10 @@ final class StreamedResponse: HTTPClientResponseDelegate, @unchecked Sendable {
     /// still delivered them and a resumed download wants every byte it got.
     private var pending: [ByteBuffer] = []
     private var pendingBytes = 0
+    /// Bytes given to the chosen file so far.
+    private var written = 0
+    /// Set when the body passed what the file may take.
+    private var refusal: HubError?
 
     /// Sends the GET on `eventLoop` (which the connection and the delegate share, so no buffer hops).
     init(_ request: HTTPClient.Request, client: HTTPClient, on eventLoop: any EventLoop, deadline: NIODeadline) {
@@ -57,16 +64,20 @@ final class StreamedResponse: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     /// Appends the body to `file` (what arrived before this call first), calling `progress` with each
-    /// buffer's size, until the response ends.
-    func body(into file: PartialFile, progress: @escaping @Sendable (Int) -> Void) async throws {
-        let target = Target(file: file, progress: progress)
+    /// buffer's size, until the response ends; throws `HubError.tooLarge` (and stops the transfer) as
+    /// soon as the body would pass `room` bytes (what is left of the file's `limit`).
+    func body(into file: PartialFile, room: Int, limit: Int, url: String, progress: @escaping @Sendable (Int) -> Void) async throws {
+        let target = Target(file: file, room: room, limit: limit, url: url, progress: progress)
         try await eventLoop.submit { self.choose(target) }.get()
-        guard let task else { return }
-        try await withTaskCancellationHandler {
-            try await task.futureResult.get()
-        } onCancel: {
-            task.cancel()
+        if let task {
+            try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
         }
+        // A body that had arrived whole before it was chosen ends well and may still be too large.
+        if let refusal = try await eventLoop.submit({ self.refusal }).get() { throw refusal }
     }
 
     /// On the event loop: the first choice wins; the parts that waited for it go to the file or away.
@@ -75,8 +86,7 @@ final class StreamedResponse: HTTPClientResponseDelegate, @unchecked Sendable {
         chosen = true
         target = choice
         if let choice {
-            for buffer in pending {
-                choice.progress(buffer.readableBytes)
+            for buffer in pending where take(buffer, into: choice) {
                 _ = choice.file.append(buffer, on: eventLoop)
             }
         }
@@ -96,9 +106,24 @@ final class StreamedResponse: HTTPClientResponseDelegate, @unchecked Sendable {
             pendingBytes += buffer.readableBytes
             return pendingBytes < WritingThread.limit ? eventLoop.makeSucceededVoidFuture() : decided.futureResult
         }
-        guard let target else { return eventLoop.makeSucceededVoidFuture() }
-        target.progress(buffer.readableBytes)
+        guard let target, take(buffer, into: target) else { return eventLoop.makeSucceededVoidFuture() }
         return target.file.append(buffer, on: eventLoop)
+    }
+
+    /// On the event loop: whether `buffer` fits in what the target may still take; when it does not,
+    /// the transfer fails with `HubError.tooLarge` and nothing more is written.
+    private func take(_ buffer: ByteBuffer, into target: Target) -> Bool {
+        guard written + buffer.readableBytes <= target.room else {
+            if refusal == nil {
+                let error = HubError.tooLarge(url: target.url, limit: target.limit)
+                refusal = error
+                task?.fail(reason: error)
+            }
+            return false
+        }
+        written += buffer.readableBytes
+        target.progress(buffer.readableBytes)
+        return true
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
