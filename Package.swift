@@ -11,6 +11,7 @@ let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundati
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
@@ -127,7 +128,7 @@ let package = Package(
         .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
+        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
         .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusAudioCodecs", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
@@ -166,7 +167,7 @@ let package = Package(
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals, nioCore, nioPosix, webSocketClient]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]

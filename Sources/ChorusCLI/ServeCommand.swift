@@ -27,9 +27,25 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port.")
     var port = 8880
 
-    @Option(help: ArgumentHelp("Require 'Authorization: Bearer KEY' on /v1 routes (default: $CHORUS_API_KEY, if set).",
+    @Option(help: ArgumentHelp("Require 'Authorization: Bearer KEY' (or 'xi-api-key: KEY') on /v1 routes and the playground's history (default: $CHORUS_API_KEY, if set); the page, /health and /metrics stay open.",
                                valueName: "key"))
     var apiKey: String?
+
+    @Flag(help: "Put /metrics behind the API key too.")
+    var protectMetrics = false
+
+    @Option(help: ArgumentHelp("Close a connection that sends no whole request head (or no WebSocket key) for this long.",
+                               valueName: "seconds"))
+    var idleTimeout = 30.0
+
+    @Option(help: ArgumentHelp("Answer 408 to a request whose body takes longer than this to arrive.", valueName: "seconds"))
+    var bodyTimeout = 60.0
+
+    @Option(help: ArgumentHelp("Cancel a request whose client has read none of its audio for this long.", valueName: "seconds"))
+    var writeTimeout = 60.0
+
+    @Option(help: "Connections open at once (lowered to fit the descriptor limit); more wait to be accepted.")
+    var maxConnections = 512
 
     @Option(help: "The longest input one speech request may carry, in characters.")
     var maxText = 4_096
@@ -52,6 +68,13 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxText > 0 else { throw ValidationError("--max-text must be 1 or more.") }
         guard queue > 0 else { throw ValidationError("--queue must be 1 or more.") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be 1 or more.") }
+        for (name, seconds) in [("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout), ("--write-timeout", writeTimeout)] {
+            guard seconds > 0, seconds.isFinite else { throw ValidationError("\(name) must be a number of seconds above 0.") }
+        }
+        if protectMetrics, apiKey == nil, ProcessInfo.processInfo.environment["CHORUS_API_KEY"] == nil {
+            throw ValidationError("--protect-metrics needs a key: give --api-key or set CHORUS_API_KEY.")
+        }
         if let apiKey, BearerKey(apiKey) == nil { throw ValidationError("--api-key is empty; give a key or leave the option out.") }
         if noHistory, historyFolder != nil { throw ValidationError("--no-history and --history-folder contradict each other; give one.") }
     }
@@ -62,7 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = ServerConfiguration(host: host, port: port, apiKey: key,
                                                 maximumTextCharacters: maxText, queueLimit: queue,
                                                 historyFolder: noHistory ? nil : historyFolder.map { URL(fileURLWithPath: $0) }
-                                                    ?? ServerConfiguration.defaultHistoryFolder)
+                                                    ?? ServerConfiguration.defaultHistoryFolder,
+                                                protectsMetrics: protectMetrics, idleTimeout: .seconds(idleTimeout),
+                                                bodyTimeout: .seconds(bodyTimeout), writeTimeout: .seconds(writeTimeout),
+                                                maximumConnections: maxConnections)
         FileHandle.standardError.write(Data("""
             chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\
             \(key == nil ? "" : "; API key required"))\n

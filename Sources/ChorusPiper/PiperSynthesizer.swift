@@ -30,6 +30,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
 
     /// Text longer than this many characters is phonemized and spoken a piece at a time.
     static let pieceLength = 400
+    /// The most phonemes one model call takes: a sentence with more is cut at its last word break
+    /// before it. Prose has about one phoneme per character, so a piece of `pieceLength` characters
+    /// never comes near; symbols that espeak reads out by name do (400 emoji are some 10,000 phonemes,
+    /// and 4,096 of them took one request to 1.33 GB where 4,096 characters of prose take 260 MB).
+    static let maximumPhonemesPerCall = 1_000
 
     /// The session options a voice loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern. The pattern is planned per input shape and every sentence has its own
@@ -189,7 +194,22 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// One id sequence per sentence of a piece of text.
     func modelInputs(forPiece text: String) throws -> [[Int64]] {
         let clauses = try phonemizer.phonemize(text, voice: config.espeakVoice)
-        return PiperPhonemeEncoder.sentences(from: clauses).map(encoder.encode)
+        return PiperPhonemeEncoder.sentences(from: clauses).flatMap { Self.bounded($0) }.map(encoder.encode)
+    }
+
+    /// `phonemes` in runs of at most `limit` scalars, each cut after the last space before the limit
+    /// (at the limit when a run has none).
+    static func bounded(_ phonemes: String, limit: Int = maximumPhonemesPerCall) -> [String] {
+        var scalars = Substring(phonemes).unicodeScalars
+        var runs: [String] = []
+        while scalars.count > limit {
+            let cap = scalars.index(scalars.startIndex, offsetBy: limit)
+            let cut = scalars[..<cap].lastIndex(of: " ").map { scalars.index(after: $0) } ?? cap
+            runs.append(String(Substring(scalars[..<cut])))
+            scalars = scalars[cut...]
+        }
+        runs.append(String(Substring(scalars)))
+        return runs.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
     /// One model call: a sentence's framed ids to samples; `alone` when no other call of the request

@@ -17,6 +17,8 @@ public struct APIError: Error, Equatable, Sendable, HTTPResponseError, CustomStr
     public var code: String?
     /// Seconds a client should wait before trying again (429).
     public var retryAfter: Int?
+    /// The methods the route takes (405).
+    public var allowedMethods: [HTTPRequest.Method]?
 
     public init(_ status: HTTPResponse.Status, _ message: String, type: String = "invalid_request_error",
                 param: String? = nil, code: String? = nil, retryAfter: Int? = nil) {
@@ -34,6 +36,9 @@ public struct APIError: Error, Equatable, Sendable, HTTPResponseError, CustomStr
         var headers: HTTPFields = [.contentType: "application/json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        // A body that did not arrive in time leaves the connection in an unknown place: close it.
+        if status == .requestTimeout { headers[.connection] = "close" }
+        if let allowedMethods { headers[.allow] = allowedMethods.map(\.rawValue).joined(separator: ", ") }
         return headers
     }
 
@@ -74,8 +79,16 @@ extension APIError {
     }
 
     static let unauthorized = APIError(
-        .unauthorized, "This server needs an API key: send it as 'Authorization: Bearer <key>'.",
+        .unauthorized, "This server needs an API key: send it as 'Authorization: Bearer <key>' (or 'xi-api-key: <key>').",
         type: "authentication_error", code: "invalid_api_key")
+
+    static func methodNotAllowed(allowed: [HTTPRequest.Method]) -> APIError {
+        var error = APIError(.methodNotAllowed,
+                             "This route takes \(allowed.map(\.rawValue).joined(separator: " or ")), not that method.",
+                             code: "method_not_allowed")
+        error.allowedMethods = allowed
+        return error
+    }
 
     static func queueFull(engine: String, limit: Int, retryAfter: Int) -> APIError {
         APIError(.tooManyRequests,

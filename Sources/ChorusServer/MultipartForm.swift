@@ -37,49 +37,78 @@ struct MultipartForm: Sendable {
         }
     }
 
-    /// Parses `body` sent with `contentType` (which names the boundary); a 400 saying what is wrong otherwise.
-    init(contentType: String?, body: Data) throws {
+    /// Parses `body` sent with `contentType` (which names the boundary); a 400 saying what is wrong
+    /// otherwise, a 413 past `maximumParts` parts. Each search starts where the last ended, so the time
+    /// is linear in the body whatever the number of parts.
+    init(contentType: String?, body: Data, maximumParts: Int) throws {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data") else {
             throw APIError.invalid("Send this request as multipart/form-data (a file upload form).", code: "not_multipart")
         }
-        guard let boundary = Self.parameter("boundary", in: contentType), !boundary.isEmpty else {
-            throw APIError.invalid("The multipart Content-Type names no boundary.", code: "not_multipart")
+        guard let boundary = Self.parameter("boundary", in: contentType), (1...200).contains(boundary.utf8.count) else {
+            throw APIError.invalid("The multipart Content-Type names no boundary (or one longer than 200 bytes).", code: "not_multipart")
         }
-        let delimiter = Data("--\(boundary)".utf8)
-        let headerEnd = Data("\r\n\r\n".utf8)
-        var parts: [Part] = []
-        guard var cursor = body.range(of: delimiter)?.upperBound else {
-            throw APIError.invalid("The multipart body does not contain its boundary.", code: "bad_multipart")
+        let delimiter = Array("--\(boundary)".utf8)
+        let nextDelimiter = Array("\r\n--\(boundary)".utf8)
+        let headerEnd = Array("\r\n\r\n".utf8)
+        parts = try body.withUnsafeBytes { bytes -> [Part] in
+            func starts(with text: String, at offset: Int) -> Bool {
+                let prefix = Array(text.utf8)
+                return offset + prefix.count <= bytes.count && zip(bytes[offset...], prefix).allSatisfy { $0 == $1 }
+            }
+            guard var cursor = Self.find(delimiter, in: bytes, from: 0).map({ $0 + delimiter.count }) else {
+                throw APIError.invalid("The multipart body does not contain its boundary.", code: "bad_multipart")
+            }
+            var parts: [Part] = []
+            while true {
+                // After a delimiter: "--" ends the form, CRLF starts a part.
+                if starts(with: "--", at: cursor) { break }
+                guard starts(with: "\r\n", at: cursor) else {
+                    throw APIError.invalid("The multipart body is malformed after a boundary.", code: "bad_multipart")
+                }
+                cursor += 2
+                guard parts.count < maximumParts else {
+                    throw APIError(.contentTooLarge, "The form has more than \(maximumParts) parts; send only the fields this route takes.",
+                                   code: "too_many_parts")
+                }
+                guard let headersEnd = Self.find(headerEnd, in: bytes, from: cursor),
+                      let next = Self.find(nextDelimiter, in: bytes, from: headersEnd + headerEnd.count) else {
+                    throw APIError.invalid("The multipart body ends in the middle of a part.", code: "bad_multipart")
+                }
+                let headers = String(decoding: bytes[cursor..<headersEnd], as: UTF8.self)
+                var disposition: String?
+                var type: String?
+                for line in headers.components(separatedBy: "\r\n") {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    let field = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+                    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    if field == "content-disposition" { disposition = value }
+                    if field == "content-type" { type = value }
+                }
+                guard let disposition, let name = Self.parameter("name", in: disposition) else {
+                    throw APIError.invalid("A multipart part has no Content-Disposition name.", code: "bad_multipart")
+                }
+                parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), contentType: type,
+                                  data: Data(bytes[(headersEnd + headerEnd.count)..<next])))
+                cursor = next + nextDelimiter.count
+            }
+            return parts
         }
-        while true {
-            // After a delimiter: "--" ends the form, CRLF starts a part.
-            if body[cursor...].starts(with: Data("--".utf8)) { break }
-            guard body[cursor...].starts(with: Data("\r\n".utf8)) else {
-                throw APIError.invalid("The multipart body is malformed after a boundary.", code: "bad_multipart")
-            }
-            cursor += 2
-            guard let headersRange = body.range(of: headerEnd, in: cursor..<body.endIndex),
-                  let next = body.range(of: Data("\r\n".utf8) + delimiter, in: headersRange.upperBound..<body.endIndex) else {
-                throw APIError.invalid("The multipart body ends in the middle of a part.", code: "bad_multipart")
-            }
-            let headers = String(decoding: body[cursor..<headersRange.lowerBound], as: UTF8.self)
-            var disposition: String?
-            var type: String?
-            for line in headers.components(separatedBy: "\r\n") {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                let field = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                if field == "content-disposition" { disposition = value }
-                if field == "content-type" { type = value }
-            }
-            guard let disposition, let name = Self.parameter("name", in: disposition) else {
-                throw APIError.invalid("A multipart part has no Content-Disposition name.", code: "bad_multipart")
-            }
-            parts.append(Part(name: name, filename: Self.parameter("filename", in: disposition), contentType: type,
-                              data: Data(body[headersRange.upperBound..<next.lowerBound])))
-            cursor = next.upperBound
+    }
+
+    /// The offset of the first `needle` in `bytes` at or after `start`; nil when there is none. Each
+    /// candidate is found with `memchr` and compared in full, so the work is at most the bytes searched
+    /// times the needle's length (a boundary is at most 200 bytes), never a search started over.
+    static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let first = needle.first, let base = bytes.baseAddress else { return nil }
+        var offset = start
+        while offset + needle.count <= bytes.count {
+            guard let hit = memchr(base + offset, Int32(first), bytes.count - offset) else { return nil }
+            let position = base.distance(to: UnsafeRawPointer(hit))
+            guard position + needle.count <= bytes.count else { return nil }
+            if memcmp(base + position, needle, needle.count) == 0 { return position }
+            offset = position + 1
         }
-        self.parts = parts
+        return nil
     }
 
     /// The value of `name=value` or `name="value"` in a header value's `;`-separated parameters.

@@ -46,8 +46,9 @@ struct PlaygroundRoutes: Sendable {
 
     func add(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let history = try kept()
-        let (bytes, _) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes)
-        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes))
+        let (bytes, _) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes, within: configuration.bodyTimeout)
+        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes),
+                                     maximumParts: configuration.maximumFormParts)
         guard let text = form.text("text")?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
             throw APIError.invalid("Give the utterance's text as 'text'.", param: "text")
         }

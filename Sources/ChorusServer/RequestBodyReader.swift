@@ -9,23 +9,55 @@ import NIOCore
 /// length is read up to its last byte and no further, leaving the marker for the watcher.
 enum RequestBodyReader {
     /// The body, at most `limit` bytes, and whether the connection can be watched for the client leaving.
-    static func read(_ request: Request, limit: Int) async throws -> (body: ByteBuffer, watchable: Bool) {
-        guard let declared = request.headers[.contentLength], let length = Int(declared) else {
-            // Chunked upload: its end is only known by reading the marker.
-            return (try await request.body.collect(upTo: limit), false)
-        }
-        guard length <= limit else {
-            throw APIError(.contentTooLarge, "The request body has \(length) bytes, more than the \(limit) this server accepts; send less.",
-                           code: "body_too_large")
-        }
-        var body = ByteBuffer()
-        if length > 0 {
-            for try await piece in request.body {
-                body.writeImmutableBuffer(piece)
-                if body.readableBytes >= length { break }
+    /// A body that takes longer than `timeout` to arrive is a 408; one that ends before its Content-Length
+    /// (or breaks off) is a 400, the client's mistake, not the server's.
+    static func read(_ request: Request, limit: Int, within timeout: Duration) async throws -> (body: ByteBuffer, watchable: Bool) {
+        let declared = request.headers[.contentLength].map { Int($0) }
+        if let declared {
+            guard let length = declared, length >= 0 else {
+                throw APIError.invalid("The Content-Length header is not a number of bytes.", code: "bad_content_length")
+            }
+            guard length <= limit else {
+                throw APIError(.contentTooLarge, "The request body has \(length) bytes, more than the \(limit) this server accepts; send less.",
+                               code: "body_too_large")
             }
         }
-        return (body, true)
+        let body = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask {
+                do {
+                    // A body of unknown length (chunked) has its end known only by reading the marker.
+                    guard case let length?? = declared else { return try await request.body.collect(upTo: limit) }
+                    return try await readPrefix(of: request.body, length: length)
+                } catch let error where !(error is CancellationError || error is APIError || error is NIOTooManyBytesError) {
+                    throw APIError.invalid("The request body broke off before its end (\(error)); send it whole.",
+                                           code: "incomplete_body")
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let body = try await group.next() ?? nil else {
+                throw APIError(.requestTimeout, "The request body did not arrive within \(timeout); send it at once.",
+                               code: "body_timeout")
+            }
+            return body
+        }
+        return (body, declared != nil)
+    }
+
+    /// The first `length` bytes of `body` and no more, so that its end marker is left for the watcher; a
+    /// 400 when it ends before.
+    private static func readPrefix(of body: RequestBody, length: Int) async throws -> ByteBuffer {
+        var collected = ByteBuffer()
+        guard length > 0 else { return collected }
+        for try await piece in body {
+            collected.writeImmutableBuffer(piece)
+            if collected.readableBytes >= length { return collected }
+        }
+        throw APIError.invalid("The request body ended after \(collected.readableBytes) of the \(length) bytes its Content-Length declares.",
+                               code: "incomplete_body")
     }
 
     /// Runs `operation`, cancelled when the client closes its side of the connection (when `watchable`).

@@ -7,8 +7,11 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// The port; 0 picks a free one (tests).
     public var port: Int
-    /// When set, every `/v1` request must carry `Authorization: Bearer <key>`.
+    /// When set, every `/v1` and playground-history request must carry it (`Authorization: Bearer <key>`
+    /// or `xi-api-key`); the page, `/health` and (unless `protectsMetrics`) `/metrics` stay open.
     public var apiKey: BearerKey?
+    /// Whether `/metrics` needs the key too (it is open by default, as Prometheus scrapes without one).
+    public var protectsMetrics: Bool
     /// The largest JSON request body, in bytes.
     public var maximumBodyBytes: Int
     /// The largest upload (a clip to clone, audio to transcribe), in bytes.
@@ -19,6 +22,20 @@ public struct ServerConfiguration: Sendable {
     public var queueLimit: Int
     /// Where the playground keeps its history (`history.sqlite`); nil keeps none.
     public var historyFolder: URL?
+    /// How long a connection may stay without a whole request head: a client that opens a connection and
+    /// sends nothing, or half a head, or nothing more after a response, is closed after this. A stream-input
+    /// WebSocket must send its key within it too.
+    public var idleTimeout: Duration
+    /// How long a request's whole body may take to arrive once its head has; then a 408.
+    public var bodyTimeout: Duration
+    /// How long one piece of audio may wait for a client that does not read it; then the request is
+    /// cancelled, synthesis included.
+    public var writeTimeout: Duration
+    /// Connections open at once; past it the server accepts no more until one closes (they wait in the
+    /// listen backlog). Lowered to fit the process's descriptor limit.
+    public var maximumConnections: Int
+    /// The most parts a multipart form (a clip upload, a transcription) may have.
+    public var maximumFormParts: Int
 
     /// The history folder by default: `playground` in the model folder.
     public static var defaultHistoryFolder: URL { ModelStore.current.root.appendingPathComponent("playground", isDirectory: true) }
@@ -26,11 +43,19 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8880, apiKey: BearerKey? = nil, maximumBodyBytes: Int = 64 << 10,
         maximumUploadBytes: Int = 25 << 20, maximumTextCharacters: Int = 4_096, queueLimit: Int = 8,
-        historyFolder: URL? = ServerConfiguration.defaultHistoryFolder
+        historyFolder: URL? = ServerConfiguration.defaultHistoryFolder, protectsMetrics: Bool = false,
+        idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), writeTimeout: Duration = .seconds(60),
+        maximumConnections: Int = 512, maximumFormParts: Int = 16
     ) {
         self.host = host
         self.port = port
         self.apiKey = apiKey
+        self.protectsMetrics = protectsMetrics
+        self.idleTimeout = idleTimeout
+        self.bodyTimeout = bodyTimeout
+        self.writeTimeout = writeTimeout
+        self.maximumConnections = maximumConnections
+        self.maximumFormParts = maximumFormParts
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumUploadBytes = maximumUploadBytes
         self.maximumTextCharacters = maximumTextCharacters

@@ -40,9 +40,12 @@ struct SpeechRequestBody: Decodable, Sendable {
         guard let input, !input.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.invalid("The input is empty; give some words to speak.", param: "input")
         }
-        guard input.count <= limit else {
+        // Code points, as OpenAI counts (Python's len): a character count would let "a" with thousands
+        // of combining marks pass as one.
+        let length = input.unicodeScalars.count
+        guard length <= limit else {
             throw APIError.invalid(
-                "The input has \(input.count) characters, more than the \(limit) this server takes in one request; split it.",
+                "The input has \(length) characters, more than the \(limit) this server takes in one request; split it.",
                 param: "input", code: "input_too_long")
         }
         return input

@@ -19,7 +19,7 @@ struct SpeechRoute: Sendable {
     let metrics: ServerMetrics
 
     func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumBodyBytes)
+        let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumBodyBytes, within: configuration.bodyTimeout)
         let body = try SpeechRequestBody.decode(Data(buffer: bytes))
         let text = try body.text(limit: configuration.maximumTextCharacters)
         let speed = try body.checkedSpeed()
@@ -140,7 +140,7 @@ extension APIError {
             return error
         case let error as SpeechError:
             switch error {
-            case .emptyText, .textTooLong, .nothingToSpeak:
+            case .emptyText, .textTooLong, .overloadedCharacter, .nothingToSpeak:
                 return .invalid(error.description, param: "input")
             case .unknownVoice, .clonedVoiceOfAnotherEngine:
                 return .invalid(error.description, param: "voice", code: "voice_not_found")

@@ -1,8 +1,11 @@
 import ChorusEngines
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -38,39 +41,84 @@ public struct SpeechServer: Sendable {
         self.logger = logger
     }
 
+    /// One route the server answers: its method, its pattern, and whether the key guards it.
+    struct Endpoint: Sendable {
+        let method: HTTPRequest.Method
+        let path: RouterPath
+        let needsKey: Bool
+        let respond: @Sendable (Request, ServerRequestContext) async throws -> Response
+    }
+
+    /// Every route, the one list `makeRouter` registers and the tests walk. The key is attached to the
+    /// routes that need it, so it is checked on whatever spelling of a path the router resolves to them
+    /// (`//v1/models`, `/v1/models/`), and before their handlers read a byte of the body. The page, its
+    /// files and `/health` are open, and so is `/metrics` unless `protectsMetrics` is set, as Prometheus
+    /// scrapes without a key.
+    func endpoints() -> [Endpoint] {
+        let speech = SpeechRoute(configuration: configuration, engines: engines, queue: queue, metrics: metrics)
+        let catalog = CatalogRoutes(engines: engines, queue: queue, started: Int(Date().timeIntervalSince1970))
+        let voices = VoiceRoutes(configuration: configuration, engines: engines)
+        let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber)
+        let playground = PlaygroundRoutes(configuration: configuration, engines: engines, history: history, files: playgroundFiles)
+        let metricsText: @Sendable (Request, ServerRequestContext) async throws -> Response = { [engines, queue, metrics] _, _ in
+            for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
+        return [
+            Endpoint(method: .post, path: "/v1/audio/speech", needsKey: true, respond: speech.respond),
+            Endpoint(method: .get, path: "/v1/models", needsKey: true, respond: catalog.models),
+            Endpoint(method: .get, path: "/v1/audio/voices", needsKey: true, respond: catalog.voices),
+            Endpoint(method: .post, path: "/v1/audio/voices", needsKey: true, respond: voices.create),
+            Endpoint(method: .delete, path: "/v1/audio/voices/:id", needsKey: true, respond: voices.delete),
+            Endpoint(method: .post, path: "/v1/audio/transcriptions", needsKey: true, respond: transcription.respond),
+            Endpoint(method: .get, path: "/health", needsKey: false, respond: catalog.health),
+            Endpoint(method: .get, path: "/metrics", needsKey: configuration.protectsMetrics, respond: metricsText),
+            Endpoint(method: .get, path: "/", needsKey: false, respond: playground.page),
+            Endpoint(method: .get, path: "/playground.js", needsKey: false, respond: playground.script),
+            Endpoint(method: .get, path: "/playground.css", needsKey: false, respond: playground.style),
+            Endpoint(method: .get, path: "/playground/history", needsKey: true, respond: playground.list),
+            Endpoint(method: .post, path: "/playground/history", needsKey: true, respond: playground.add),
+            Endpoint(method: .get, path: "/playground/history/:id/audio", needsKey: true, respond: playground.audio),
+            Endpoint(method: .delete, path: "/playground/history/:id", needsKey: true, respond: playground.remove),
+        ]
+    }
+
     /// The routes and middleware.
     public func makeRouter() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: AccessLogMiddleware(metrics: metrics))
         router.add(middleware: APIErrorMiddleware())
-        router.add(middleware: BearerAuthMiddleware(key: configuration.apiKey))
-
-        let speech = SpeechRoute(configuration: configuration, engines: engines, queue: queue, metrics: metrics)
-        let catalog = CatalogRoutes(engines: engines, queue: queue, started: Int(Date().timeIntervalSince1970))
-        router.post("/v1/audio/speech", use: speech.respond)
-        router.get("/v1/models", use: catalog.models)
-        router.get("/v1/audio/voices", use: catalog.voices)
-        router.get("/health", use: catalog.health)
-        router.get("/metrics") { [engines, queue, metrics] _, _ -> Response in
-            for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
+        let keyed = router.group().add(middleware: BearerAuthMiddleware(key: configuration.apiKey))
+        let endpoints = endpoints()
+        for endpoint in endpoints {
+            if endpoint.needsKey {
+                keyed.on(endpoint.path, method: endpoint.method, use: endpoint.respond)
+            } else {
+                router.on(endpoint.path, method: endpoint.method, use: endpoint.respond)
+            }
         }
-        let voices = VoiceRoutes(configuration: configuration, engines: engines)
-        router.post("/v1/audio/voices", use: voices.create)
-        router.delete("/v1/audio/voices/:id", use: voices.delete)
-        let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber)
-        router.post("/v1/audio/transcriptions", use: transcription.respond)
-        let playground = PlaygroundRoutes(configuration: configuration, engines: engines, history: history, files: playgroundFiles)
-        router.get("/", use: playground.page)
-        router.get("/playground.js", use: playground.script)
-        router.get("/playground.css", use: playground.style)
-        router.get("/playground/history", use: playground.list)
-        router.post("/playground/history", use: playground.add)
-        router.get("/playground/history/:id/audio", use: playground.audio)
-        router.delete("/playground/history/:id", use: playground.remove)
+        // A known path asked with another method is a 405 naming the methods it takes (the router
+        // alone answers 404), behind the same key as the path.
+        var seen: Set<String> = []
+        for endpoint in endpoints where seen.insert(endpoint.path.description).inserted {
+            let allowed = endpoints.filter { $0.path.description == endpoint.path.description }.map(\.method)
+            let refuse: @Sendable (Request, ServerRequestContext) async throws -> Response = { _, _ in
+                throw APIError.methodNotAllowed(allowed: allowed)
+            }
+            for method in Self.methods where !allowed.contains(method) {
+                if endpoint.needsKey {
+                    keyed.on(endpoint.path, method: method, use: refuse)
+                } else {
+                    router.on(endpoint.path, method: method, use: refuse)
+                }
+            }
+        }
         return router
     }
+
+    /// The methods a known path answers with 405 when it does not take them.
+    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
 
     /// The WebSocket routes: ElevenLabs' stream-input.
     func makeWebSocketRouter() -> Router<ServerRequestContext> {
@@ -82,22 +130,55 @@ public struct SpeechServer: Sendable {
     }
 
     /// The application, listening where the configuration says; `onServerRunning` gets the bound
-    /// port (useful with port 0).
+    /// port (useful with port 0). Connections idle past `idleTimeout` (no whole request head yet
+    /// (`FirstHeadDeadlineHandler`), or none after a response) are closed, and so are those whose client stops reading for `writeTimeout`
+    /// (`StalledWriteHandler`); at most `connectionLimit` are open at once.
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
-        Application(router: makeRouter(),
-                    server: .http1WebSocketUpgrade(webSocketRouter: makeWebSocketRouter(),
-                                                   configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
-                    configuration: .init(address: .hostname(configuration.host, port: configuration.port),
-                                         serverName: "chorus"),
-                    onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-                    logger: logger)
+        let writeTimeout = TimeAmount(configuration.writeTimeout)
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [StalledWriteHandler(timeout: writeTimeout)],
+                                               idleTimeout: TimeAmount(configuration.idleTimeout))
+        let webSocketResponder = makeWebSocketRouter().buildResponder()
+        let headTimeout = TimeAmount(configuration.idleTimeout)
+        // As `.http1WebSocketUpgrade(webSocketRouter:configuration:)` builds it, with the first head's deadline added.
+        let server = HTTPServerBuilder { responder in
+            FirstHeadDeadlineChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                         configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20))),
+                                     timeout: headTimeout)
+        }
+        return Application(router: makeRouter(),
+                           server: server,
+                           configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                                serverName: "chorus",
+                                                availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),
+                           onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+                           logger: logger)
+    }
+
+    /// `maximumConnections`, lowered to leave 64 descriptors of the process's limit for the listening
+    /// socket, model files and the history database: a server that runs out of descriptors cannot accept
+    /// even `/health`, and spins on the failing accept.
+    var connectionLimit: Int {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let found = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+        #else
+        let found = getrlimit(RLIMIT_NOFILE, &limit) == 0
+        #endif
+        guard found, limit.rlim_cur != rlim_t.max else { return configuration.maximumConnections }
+        return max(1, min(configuration.maximumConnections, Int(clamping: limit.rlim_cur) - 64))
     }
 
     /// Serves until SIGINT or SIGTERM; then it takes no new connections, lets requests in flight
     /// finish for up to `shutdownGrace`, and cancels what is still running (model calls included).
+    /// Whatever runs, the process ends at most `shutdownGrace` plus 5 s after the signal (`ShutdownDeadline`).
     public func run(shutdownGrace: Duration = .seconds(30),
                     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let deadline = ShutdownDeadline(signals: [SIGTERM, SIGINT], after: shutdownGrace + .seconds(5)) { [logger] in
+            logger.error("requests still running 5 s after the shutdown grace; stopping now")
+            exit(1)
+        }
+        defer { deadline.cancel() }
         try await makeServiceGroup(shutdownGrace: shutdownGrace, signals: [.sigterm, .sigint],
                                    onServerRunning: onServerRunning).run()
     }
@@ -109,6 +190,8 @@ public struct SpeechServer: Sendable {
         var group = ServiceGroupConfiguration(services: [makeApplication(onServerRunning: onServerRunning)],
                                               gracefulShutdownSignals: signals, logger: logger)
         group.maximumGracefulShutdownDuration = shutdownGrace
+        // Work that ignores its cancellation does not hold the group past this.
+        group.maximumCancellationDuration = .seconds(3)
         return ServiceGroup(configuration: group)
     }
 }

@@ -28,15 +28,10 @@ struct StreamInputRoute: Sendable {
     /// The PCM rates ElevenLabs offers, which its clients ask for.
     static let rates = [16_000, 22_050, 24_000, 44_100]
 
+    /// Upgrades every request: the key is checked first thing in the session, where a refusal can say why
+    /// (a refused upgrade is a bare 400).
     func shouldUpgrade(_ request: Request, context: ServerRequestContext) async throws -> RouterShouldUpgrade {
-        guard let key = configuration.apiKey else { return .upgrade([:]) }
-        if let offered = request.headers[HTTPField.Name("xi-api-key")!] {
-            return key.matches(authorization: "Bearer " + offered) ? .upgrade([:]) : .dontUpgrade
-        }
-        if let authorization = request.headers[.authorization] {
-            return key.matches(authorization: authorization) ? .upgrade([:]) : .dontUpgrade
-        }
-        return .upgrade([:])  // the first message must carry the key
+        .upgrade([:])
     }
 
     func session(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
@@ -44,14 +39,14 @@ struct StreamInputRoute: Sendable {
         let request = context.request
         var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
         do {
-            let keyNeeded = configuration.apiKey != nil && request.headers[HTTPField.Name("xi-api-key")!] == nil
-                && request.headers[.authorization] == nil
+            // Nothing is resolved, queued or loaded before the key is checked: in `xi-api-key` (or
+            // `Authorization`), or else in the first message, as browsers cannot set headers.
+            let first = try await checkKey(request.headers, messages: &messages, outbound: outbound)
             let engine = try engines.resolve(model: request.uri.queryParameters.get("model_id"))
             let rate = try Self.rate(request.uri.queryParameters.get("output_format"))
             let ticket = try queue.admit(engine.id)
             defer { ticket.release() }
             let (synthesizer, voice) = try await engines.loaded(engine, voice: context.requestContext.parameters.get("voice"))
-            var first = true
             let pending = PendingText(limit: Self.pendingTextLimit)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -68,15 +63,8 @@ struct StreamInputRoute: Sendable {
                 }
                 var segmenter = SentenceSegmenter()
                 var ended = false
-                while let message = try await messages.next() {
-                    guard case .text(let json) = message else { continue }
-                    let fields = try Self.fields(json)
-                    if first {
-                        first = false
-                        if keyNeeded, !(configuration.apiKey!.matches(authorization: "Bearer " + ((fields["xi_api_key"] as? String) ?? ""))) {
-                            throw APIError.unauthorized
-                        }
-                    }
+                var held = first
+                while let fields = try await Self.next(&held, from: &messages) {
                     let text = fields["text"] as? String ?? ""
                     if text.isEmpty {
                         ended = true
@@ -98,11 +86,52 @@ struct StreamInputRoute: Sendable {
                 try await group.waitForAll()
             }
         } catch let error where !(error is CancellationError) {
-            let problem = APIError.from(speech: error)
-            let reply = try JSONSerialization.data(withJSONObject: ["message": problem.message, "error": problem.code ?? problem.type])
-            try? await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
-            try? await outbound.close(.policyViolation, reason: nil)
+            await Self.refuse(APIError.from(speech: error), outbound)
         }
+    }
+
+    /// Tells the client what went wrong, `{"message", "error"}`, and closes the socket.
+    static func refuse(_ problem: APIError, _ outbound: WebSocketOutboundWriter) async {
+        if let reply = try? JSONSerialization.data(withJSONObject: ["message": problem.message, "error": problem.code ?? problem.type]) {
+            try? await outbound.write(.text(String(decoding: reply, as: UTF8.self)))
+        }
+        try? await outbound.close(.policyViolation, reason: nil)
+    }
+
+    /// Checks the key (when one is configured) and returns the first message when it had to be read for
+    /// it. A client that sends no key within `idleTimeout` is closed.
+    private func checkKey(_ headers: HTTPFields, messages: inout WebSocketInboundMessageStream.AsyncIterator,
+                          outbound: WebSocketOutboundWriter) async throws -> [String: Any]? {
+        guard let key = configuration.apiKey else { return nil }
+        if BearerKey.offered(in: headers) {
+            guard key.matches(headers) else { throw APIError.unauthorized }
+            return nil
+        }
+        let deadline = Task {
+            try await Task.sleep(for: configuration.idleTimeout)
+            await Self.refuse(.unauthorized, outbound)
+        }
+        defer { deadline.cancel() }
+        var none: [String: Any]?
+        guard let first = try await Self.next(&none, from: &messages),
+              key.matches(authorization: "Bearer " + ((first["xi_api_key"] as? String) ?? "")) else {
+            throw APIError.unauthorized
+        }
+        return first
+    }
+
+    /// The next text message's fields: `held` first (once), then what the client sends; nil at the end.
+    private static func next(_ held: inout [String: Any]?,
+                             from messages: inout WebSocketInboundMessageStream.AsyncIterator) async throws -> [String: Any]? {
+        if let fields = held {
+            held = nil
+            return fields
+        }
+        while let message = try await messages.next() {
+            guard case .text(let json) = message else { continue }
+            return try fields(json)
+        }
+        return nil
     }
 
     /// The rate `output_format` asks for: `pcm_{rate}` (24 kHz when absent).

@@ -14,8 +14,9 @@ struct TranscriptionRoute: Sendable {
     }
 
     func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes)
-        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes))
+        let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes, within: configuration.bodyTimeout)
+        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes),
+                                     maximumParts: configuration.maximumFormParts)
         let formatName = form.text("response_format") ?? "json"
         guard let format = Format(rawValue: formatName) else {
             throw APIError.invalid("Unknown response_format '\(formatName)'; use \(Format.allCases.map(\.rawValue).joined(separator: ", ")).",

@@ -16,8 +16,9 @@ struct VoiceRoutes: Sendable {
     let engines: EngineCache
 
     func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        let (bytes, _) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes)
-        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes))
+        let (bytes, _) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes, within: configuration.bodyTimeout)
+        let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes),
+                                     maximumParts: configuration.maximumFormParts)
         let (engine, cloning) = try cloningEngine(form.text("engine") ?? form.text("model"))
         let id = try checkedID(form.text("id"))
         let replacing = ["true", "1", "yes", "on"].contains(form.text("replace")?.lowercased() ?? "")

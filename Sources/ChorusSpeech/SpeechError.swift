@@ -4,6 +4,9 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case emptyText
     /// The text is longer than the engine accepts in one request.
     case textTooLong(characters: Int, limit: Int)
+    /// One character of the text is built of more code points than any written language uses (a letter
+    /// under hundreds of combining marks), which would cost a front end that works per code point dearly.
+    case overloadedCharacter(scalars: Int, limit: Int)
     case unknownVoice(String, engine: String, available: [String])
     /// The voice is installed but damaged or incomplete.
     case unusableVoice(String, engine: String, problem: String)
@@ -37,6 +40,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The text is empty; give some words to speak."
         case .textTooLong(let characters, let limit):
             return "The text has \(characters) characters, more than the \(limit) allowed in one request; split it or stream it."
+        case .overloadedCharacter(let scalars, let limit):
+            return "The text has a character made of \(scalars) code points (combining marks), more than the \(limit) any language needs; remove the marks."
         case .unknownVoice(let id, let engine, let available):
             return "Unknown voice '\(id)' for \(engine). Available: \(available.joined(separator: ", "))."
         case .unusableVoice(let id, let engine, let problem):

@@ -38,11 +38,38 @@ public struct SynthesisRequest: Sendable, Hashable {
     public static let speeds: ClosedRange<Float> = 0.5...2
 
     /// The checks every engine makes before any work: `SpeechError.emptyText` for text that is only
-    /// whitespace, `SpeechError.invalidSpeed` for a speed outside `speeds` (`1...1` for an engine that
-    /// speaks at one pace).
+    /// whitespace, `SpeechError.overloadedCharacter` for a character built of more than
+    /// `maximumScalarsPerCharacter` code points, `SpeechError.nothingToSpeak` for text with no letter,
+    /// digit or symbol (only punctuation, control or format characters), `SpeechError.invalidSpeed` for
+    /// a speed outside `speeds` (`1...1` for an engine that speaks at one pace).
+    ///
+    /// A limit on characters counts "a" with a thousand combining marks as one, while a front end that
+    /// works per code point (CosyVoice's tokenizer) sees a thousand and one: such text cost 94 s and
+    /// 1.1 GB in one request, so it is refused here, where every engine looks first.
     public func checkTextAndSpeed(speeds: ClosedRange<Float> = SynthesisRequest.speeds) throws {
         guard text.contains(where: { !$0.isWhitespace }) else { throw SpeechError.emptyText }
+        if let heaviest = text.max(by: { $0.unicodeScalars.count < $1.unicodeScalars.count }),
+           heaviest.unicodeScalars.count > Self.maximumScalarsPerCharacter {
+            throw SpeechError.overloadedCharacter(scalars: heaviest.unicodeScalars.count, limit: Self.maximumScalarsPerCharacter)
+        }
+        guard text.unicodeScalars.contains(where: Self.isSpeakable) else { throw SpeechError.nothingToSpeak(text) }
         guard speeds.contains(speed) else { throw SpeechError.invalidSpeed(speed, allowed: speeds) }
+    }
+
+    /// The most code points one character may have: written languages stack a few marks on a letter,
+    /// and the longest emoji sequences have 10.
+    public static let maximumScalarsPerCharacter = 32
+
+    /// Whether a code point is something an engine can say: a letter, a digit or a symbol. Punctuation,
+    /// spaces, control and format characters alone make no speech.
+    static func isSpeakable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return true
+        default:
+            return false
+        }
     }
 
     /// A speed as people write it: `2`, `0.5`, `1.25` (no `2.0`).

@@ -9,7 +9,8 @@ public struct SentenceSegmenter: Sendable {
     public var maximumLength: Int
     /// How a long first sentence is cut short; nil keeps it whole.
     public var firstPiece: FirstPiece?
-    private var buffer = ""
+    /// The text not handed on yet: a slice, so handing a sentence on drops it without copying the rest.
+    private var buffer: Substring = ""
     private var handedOn = false
 
     /// Where the first piece of a stream ends when its sentence is long, so that an engine slower
@@ -48,17 +49,31 @@ public struct SentenceSegmenter: Sendable {
     }
 
     /// Adds `text`; returns the sentences it completed, trimmed, in order.
+    ///
+    /// The work is linear in the text, however long one piece is: a sentence handed on is dropped from
+    /// the slice without copying what follows, and once the buffer is known to hold no sentence end, the
+    /// cuts of an overlong run do not look for one again (a part of text with no sentence end has none).
     public mutating func append(_ text: String) -> [String] {
-        buffer += text
+        buffer.append(contentsOf: text)
         var sentences: [String] = []
-        while let end = firstPieceCut() ?? sentenceEnd() ?? overlongCut() {
+        var noSentenceEnd = false
+        while true {
+            var end = firstPieceCut()
+            if end == nil, !noSentenceEnd {
+                end = sentenceEnd()
+                noSentenceEnd = end == nil
+            }
+            guard let end = end ?? overlongCut() else { break }
             let sentence = buffer[..<end].trimmingWhitespace()
             if !sentence.isEmpty {
                 sentences.append(sentence)
                 handedOn = true
             }
-            buffer = String(buffer[end...])
+            buffer = buffer[end...]
         }
+        // What is left is short (at most an overlong cut's worth past the last sentence): copy it out so
+        // the text already handed on is freed.
+        buffer = Substring(String(buffer))
         return sentences
     }
 
@@ -138,8 +153,8 @@ public struct SentenceSegmenter: Sendable {
 
     /// Where to cut a buffer that grew past `maximumLength` without a sentence end.
     private func overlongCut() -> String.Index? {
-        guard buffer.count > maximumLength else { return nil }
-        let limit = buffer.index(buffer.startIndex, offsetBy: maximumLength)
+        guard let limit = buffer.index(buffer.startIndex, offsetBy: maximumLength, limitedBy: buffer.endIndex),
+              limit < buffer.endIndex else { return nil }
         let head = buffer[..<limit]
         if let mark = head.lastIndex(where: { Self.clauseMarks.contains($0) }) { return buffer.index(after: mark) }
         if let space = head.lastIndex(where: \.isWhitespace), space > buffer.startIndex { return space }

@@ -72,7 +72,7 @@ import Testing
                     .stream(text: pieces(["Hi."])))
             }
             #expect(wrongKey == .rejected(provider: "OpenAI speech", status: 401,
-                                          message: "This server needs an API key: send it as 'Authorization: Bearer <key>'."))
+                                          message: APIError.unauthorized.message))
             let voice = await #expect(throws: CloudProviderError.self) {
                 _ = try await collect(provider(endpoint, model: "fake", voice: "alloy").stream(text: pieces(["Hi."])))
             }

@@ -29,8 +29,15 @@ import Testing
         }
     }
 
-    @Test func metricsNeedTheKeyWhenOneIsSet() async throws {
+    @Test func metricsAreScrapedWithoutTheKeyUnlessTheyAreProtected() async throws {
         try await fakeServer(ServerConfiguration(port: 0, apiKey: BearerKey("k"))).makeApplication().test(.router) { client in
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.status == .ok)
+            let health = try await client.execute(uri: "/health", method: .get)
+            #expect(health.status == .ok)
+        }
+        let protected = ServerConfiguration(port: 0, apiKey: BearerKey("k"), protectsMetrics: true)
+        try await fakeServer(protected).makeApplication().test(.router) { client in
             let without = try await client.execute(uri: "/metrics", method: .get)
             #expect(without.status == .unauthorized)
             let with = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer k"])

@@ -172,7 +172,7 @@ func stereoClip(seconds: Double, rate: Int) throws -> Data {
         #expect(MultipartForm.parameter("boundary", in: "multipart/form-data; boundary=\"a b\"") == "a b")
         #expect(MultipartForm.parameter("name", in: "form-data; name=file; filename=\"x.wav\"") == "file")
         #expect(throws: APIError.self) {
-            _ = try MultipartForm(contentType: "multipart/form-data; boundary=zz", body: Data("--zz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated".utf8))
+            _ = try MultipartForm(contentType: "multipart/form-data; boundary=zz", body: Data("--zz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated".utf8), maximumParts: 16)
         }
     }
 }

@@ -29,6 +29,17 @@ import ChorusSpeech
         #expect(encoder.encode("abz") == [1, 0, 14, 0, 15, 0, 2])
     }
 
+    @Test func aSentenceIsCutAtWordBreaksIntoRunsAModelCallCanTake() {
+        let long = String(repeating: "ɡɹˈɪnɪŋ fˈeɪs ", count: 400)
+        let runs = PiperSynthesizer.bounded(long, limit: 100)
+        #expect(runs.count > 50)
+        #expect(runs.allSatisfy { $0.unicodeScalars.count <= 100 && $0.hasSuffix(" ") })
+        #expect(runs.joined() == long)
+        #expect(PiperSynthesizer.bounded("həlˈoʊ.", limit: 100) == ["həlˈoʊ."])
+        // No word break: cut at the limit.
+        #expect(PiperSynthesizer.bounded(String(repeating: "a", count: 250), limit: 100).map(\.count) == [100, 100, 50])
+    }
+
     @Test func voicesAreOfUnknownGender() throws {
         let json = #"""
             {"audio": {"sample_rate": 22050}, "espeak": {"voice": "en-us"}, "language": {"code": "en_US"},
@@ -53,6 +64,16 @@ import ChorusSpeech
 @Suite(.enabled(if: InstalledModels.piper, InstalledModels.reason))
 struct PiperModelTests {
     static let engine = Result { try PiperSynthesizer() }
+
+    /// 4,096 emoji, which espeak reads out by name, took one request to 1.33 GB: one call per sentence,
+    /// 400 emoji a sentence, some 10,000 phonemes a call.
+    @Test func emojiReadOutByNameAreSpokenInCallsOfBoundedLength() throws {
+        let piper = try Self.engine.get()
+        let calls = try piper.modelInputs(for: String(repeating: "😀", count: 800))
+        #expect(calls.count >= 2)
+        // Each phoneme is an id and a pad, within the ^ _ ... $ frame.
+        #expect(calls.allSatisfy { $0.count <= 2 * PiperSynthesizer.maximumPhonemesPerCall + 3 })
+    }
 
     @Test func speaksSentencesWithSilenceBetween() async throws {
         let piper = try Self.engine.get()
