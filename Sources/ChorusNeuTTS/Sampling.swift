@@ -20,10 +20,12 @@ public enum NeuTTSSampling: Sendable, Equatable {
     public func steps(stopToken: Int) -> [any SamplingStep] {
         switch self {
         case .torch(let temperature, let topK, let minimumTokens):
-            // Hugging Face applies the length processor before the warpers.
+            // Hugging Face applies the length processor before the warpers; its TopKLogitsWarper keeps every
+            // token tied with the k-th (`scores < topk(...)[..., -1]` is what it removes).
             return [SuppressStopTokens(stopToken..<(stopToken + 1), until: minimumTokens),
-                    Temperature(temperature), TopK(topK), CategoricalDraw()]
+                    Temperature(temperature), TopK(topK, keepsTies: true), CategoricalDraw()]
         case .gguf(let temperature, let topK, let topP, let minP):
+            // llama.cpp's top-k sorts and keeps exactly k, ties or not.
             return [TopK(topK), TopP(topP), MinP(minP), Temperature(temperature), CategoricalDraw()]
         case .greedy:
             return [GreedyDraw()]

@@ -1,3 +1,5 @@
+import ChorusDSP
+import ChorusGeneration
 import ChorusONNX
 import ChorusSpeech
 import Foundation
@@ -26,6 +28,20 @@ import Testing
         }
         // A second utterance reuses the kept cache buffers and draws the same.
         #expect(try backbone.generate(.init(ids: golden.promptIds, seed: golden.seed)) { _ in } == tokens)
+    }
+
+    /// Hugging Face's top-k (upstream's PyTorch path) keeps the tokens tied with the k-th; llama.cpp's (the GGUF
+    /// path) keeps exactly k. Logits with four tokens tied at the 2nd place: top-k 2 keeps all five there.
+    @Test func topKKeepsTiesOnTheTorchPathOnly() throws {
+        func candidates(_ sampling: NeuTTSSampling) throws -> Set<Int> {
+            var logits: [Float] = [3, 1, 1, 1, 1, 0, -1]
+            let steps = sampling.steps(stopToken: 6).filter { $0 is TopK }
+            var sampler = TokenSampler(steps + [GreedyDraw()], vocabularySize: logits.count, random: SeededRandom(seed: 1))
+            _ = try logits.withUnsafeMutableBufferPointer { try sampler.next($0) }
+            return Set(sampler.state.candidates)
+        }
+        #expect(try candidates(.torch(temperature: 1, topK: 2, minimumTokens: 0)) == [0, 1, 2, 3, 4])
+        #expect(try candidates(.gguf(temperature: 1, topK: 2, topP: 1, minP: 0)).count == 2)
     }
 
     @Test func throwingFromOnTokenEndsGeneration() throws {
