@@ -14,7 +14,8 @@ public struct TokenSampler {
     /// the tokens the penalties see, and `longest` reserves room for that many drawn tokens.
     public init(_ steps: [any SamplingStep], vocabularySize: Int, random: SeededRandom,
                 history: [Int] = [], longest: Int = 0) {
-        self.steps = steps
+        // A test's perturbation of the model's logits goes first, before any step reads them.
+        self.steps = (LogitPerturbation.current.map { [$0] } ?? []) + steps
         state = SamplingState(vocabularySize: vocabularySize, history: history, longest: longest, random: random)
     }
 

@@ -1,5 +1,7 @@
+import ChorusGeneration
 import ChorusONNX
 import Foundation
+import Testing
 @testable import ChorusChatterbox
 
 /// The generated test data next to this file; see scripts/testdata/chatterbox/make_testdata.py.
@@ -39,7 +41,37 @@ enum TestResources {
         var maxGenLen: Int
         var tokens: [Int]
         var samples: Int
+        /// Each draw's margin (scripts/testdata/chatterbox/margins.py): the least change of the step's logits,
+        /// as a share of their largest magnitude, that could change the draw.
+        var margins: [Double]?
     }
+
+    /// How a golden generation runs: ONNX Runtime at 1 or 2 intra-op threads (sums in another order), or with
+    /// every logit changed by a relative 1e-5 in one of two patterns (ChorusGeneration's LogitPerturbation).
+    /// The goldens' draws keep margins above both, so each must give the same tokens.
+    enum Run: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case oneThread, twoThreads, perturbedUp, perturbedDown
+
+        var threads: Int { self == .oneThread ? 1 : 2 }
+        var perturbation: LogitPerturbation? {
+            switch self {
+            case .oneThread, .twoThreads: nil
+            case .perturbedUp: LogitPerturbation(size: 1e-5, pattern: 1)
+            case .perturbedDown: LogitPerturbation(size: 1e-5, pattern: 2)
+            }
+        }
+        var testDescription: String { rawValue }
+
+        /// `body` with this run's perturbation in force for the samplers it makes.
+        func callAsFunction<T>(_ body: () throws -> T) rethrows -> T {
+            try LogitPerturbation.$active.withValue(perturbation, operation: body)
+        }
+    }
+
+    /// The least margin a golden's draw keeps (margins.py's least threshold: a cumulative probability's 2e-6
+    /// of the step's largest |logit|, against at most 2.3e-6 measured between PyTorch and ONNX Runtime at 1 and 2
+    /// threads for a single logit, whose errors over a thousand candidates do not line up).
+    static let leastMargin = 2e-6
 
     /// Chunks synthesised one by one and joined.
     struct Chunked: Decodable {
@@ -66,13 +98,14 @@ enum TestResources {
         }
     }
 
-    static func session(_ name: String, in folder: URL = model) throws -> InferenceSession {
-        try InferenceSession(modelPath: folder.appendingPathComponent(name).path)
+    static func session(_ name: String, in folder: URL = model, threads: Int? = nil) throws -> InferenceSession {
+        try InferenceSession(modelPath: folder.appendingPathComponent(name).path, options: SessionOptions(intraOpThreads: threads))
     }
 
     static func languageModel(sampling: ChatterboxSampling = .defaults, maximumNewTokens: Int = LanguageModel.maximumNewTokens,
-                              in folder: URL = model) throws -> LanguageModel {
-        try LanguageModel(embed: session("embed_tokens.onnx", in: folder), language: session("language_model.onnx", in: folder),
+                              in folder: URL = model, threads: Int? = nil) throws -> LanguageModel {
+        try LanguageModel(embed: session("embed_tokens.onnx", in: folder, threads: threads),
+                          language: session("language_model.onnx", in: folder, threads: threads),
                           sampling: sampling, maximumNewTokens: maximumNewTokens)
     }
 

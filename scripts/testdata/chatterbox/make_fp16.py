@@ -37,7 +37,8 @@ tolerance (the differences are printed here).
 
 Deterministic: the same model/*.onnx give the same bytes. The tokenizer files are copied beside them.
 
-Usage: /work/venv-chatter/bin/python scripts/testdata/chatterbox/make_fp16.py (make_testdata.py runs it last)
+Usage: /work/venv-chatter/bin/python scripts/testdata/chatterbox/make_fp16.py [--goldens-only]
+(make_testdata.py runs it last; --goldens-only makes the goldens again on the committed float16 graphs)
 """
 import os
 import shutil
@@ -244,10 +245,15 @@ def make_goldens(target, testdata=None):
     tables = testdata.fixed_noise()
     decoder = __import__("onnxruntime").InferenceSession(os.path.join(target, "conditional_decoder.onnx"))
 
-    def case(text, seed, options):
-        ids = testdata.upstream_ids(tokenizer, text)
-        with testdata.pinned_multinomial(seed), torch.no_grad():
-            tokens = upstream_on_float16(graphs, ids, **options)
+    import margins
+
+    def generation(ids, options):
+        def generate(seed):
+            with testdata.pinned_multinomial(seed), torch.no_grad():
+                return upstream_on_float16(graphs, ids, **options)
+        return generate
+
+    def decoded(tokens):
         audio = testdata.upstream_decode(s3gen, tokens, voice, tables)
         kept = tokens[tokens < 6561].tolist() + [4299] * 3
         wav = decoder.run(None, {"speech_tokens": np.array([voice["audio_tokens"][0].tolist() + kept], np.int64),
@@ -255,29 +261,45 @@ def make_goldens(target, testdata=None):
                                  "speaker_features": voice["speaker_features"]})[0][0]
         wav[:960] *= np.concatenate([np.zeros(480, np.float32),
                                      ((torch.cos(torch.linspace(np.pi, 0, 480)) + 1) / 2).numpy()])
-        return ids, tokens, audio, float(np.abs(wav - audio).max())
+        return audio, float(np.abs(wav - audio).max())
 
+    # Each case's seed as make_testdata chooses it: the first from its SEED whose draws keep the margins. Here
+    # the logits are float16, so candidates of equal value tie; a tie keeps its order by id however the values
+    # move together, so only a different value counts as a boundary (margins.note_draw).
     for name, sentence, options in testdata.GENERATION_CASES:
-        ids, tokens, audio, difference = case(sentence, testdata.SEED, options)
+        ids = testdata.upstream_ids(tokenizer, sentence)
+        generate = generation(ids, options)
+        seed = margins.first_seed([generate], testdata.SEED, options.get("max_gen_len", testdata.SHORTEST - 1) + 1)
+        tokens, drawn = margins.recorded(lambda: generate(seed))
+        audio, difference = decoded(tokens)
         golden32 = json.load(open(os.path.join(RESOURCES, "golden", f"{name}.json")))["tokens"]
         record = {"text": sentence, "normalized": testdata.punc_norm(sentence), "text_ids": ids[0].tolist(),
-                  "seed": testdata.SEED, "max_gen_len": options.get("max_gen_len", 1000), "tokens": tokens.tolist(),
-                  "samples": int(audio.size)}
+                  "seed": seed, "max_gen_len": options.get("max_gen_len", 1000), "tokens": tokens.tolist(),
+                  "samples": int(audio.size), "margins": drawn, "versions": testdata.versions()}
         testdata.write_case(f"fp16-{name}", record, audio)
         same = next((i for i, (a, b) in enumerate(zip(tokens.tolist(), golden32)) if a != b), None)
-        print(f"fp16-{name}: {len(record['tokens'])} tokens (float32 graphs {len(golden32)}, first difference at "
-              f"{same}), float16 decoder vs upstream's S3Gen {difference:.2e}")
+        print(f"fp16-{name}: seed {seed}, {len(record['tokens'])} tokens (float32 graphs {len(golden32)}, first "
+              f"difference at {same}), least margin {min(drawn):.2e}, float16 decoder vs upstream's S3Gen "
+              f"{difference:.2e}")
     name, chunks = testdata.CHUNKED
+    generations = [generation(testdata.upstream_ids(tokenizer, chunk), {}) for chunk in chunks]
+    seed = margins.first_seed(generations, testdata.SEED, testdata.SHORTEST_CHUNK)
     audios, records, worst = [], [], 0.0
-    for chunk in chunks:
-        _, tokens, audio, difference = case(chunk, testdata.SEED, {})
+    for chunk, generate in zip(chunks, generations):
+        tokens, drawn = margins.recorded(lambda: generate(seed))
+        audio, difference = decoded(tokens)
         audios.append(audio)
-        records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size)})
+        records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size), "margins": drawn})
         worst = max(worst, difference)
-    testdata.write_case(f"fp16-{name}", {"text": " ".join(chunks), "seed": testdata.SEED, "chunks": records},
-                        np.concatenate(audios))
-    print(f"fp16-{name}: {[len(r['tokens']) for r in records]} tokens, float16 decoder vs upstream {worst:.2e}")
+    testdata.write_case(f"fp16-{name}", {"text": " ".join(chunks), "seed": seed, "chunks": records,
+                                         "versions": testdata.versions()}, np.concatenate(audios))
+    print(f"fp16-{name}: seed {seed}, {[len(r['tokens']) for r in records]} tokens, float16 decoder vs upstream "
+          f"{worst:.2e}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--goldens-only" in sys.argv[1:]:
+        make_goldens(os.path.join(RESOURCES, "model-fp16"))  # the committed float16 graphs, not converted again
+    else:
+        main()

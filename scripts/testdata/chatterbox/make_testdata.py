@@ -39,7 +39,17 @@ Made (deterministic: torch.manual_seed, fixed noise tables, SplitMix64 draws):
 The pinned draw: the candidates (tokens whose probability is not 0) ordered most likely first, ties by id, one
 SplitMix64 uniform times their summed probability, the first whose running sum exceeds it.
 
-Usage: /work/venv-chatter/bin/python scripts/testdata/chatterbox/make_testdata.py
+The seeds: each case's is the first from 2024 whose every draw keeps margins.THRESHOLDS (see margins.py): its
+distance from the nearest boundary between tokens, as a share of the step's largest |logit|, well above what
+another CPU or thread count changes in the logits, so the goldens compare exactly anywhere. Each golden records
+its draws' margins and the versions that made it.
+
+Environment used last (--sampled-only): /work/team/venv-goldens, python 3.11, torch 2.13.0+cpu, chatterbox-tts
+0.1.7 --no-deps, transformers 5.2.0, torchaudio 2.11.0 --no-deps with its compiled extension removed (only its
+Python functions are used), onnxruntime 1.32.0; torch 2.13 re-makes the committed modules exactly (the fp32
+goldens' tokens at seed 2024 came out equal, and check_onnx agrees with the committed graphs).
+
+Usage: /work/venv-chatter/bin/python scripts/testdata/chatterbox/make_testdata.py [--sampled-only]
 """
 import contextlib
 import json
@@ -72,6 +82,9 @@ from chatterbox.models.t3.llama_configs import GPT2_MEDIUM_CONFIG, LLAMA_CONFIGS
 from chatterbox.models.t3.modules.cond_enc import T3Cond  # noqa: E402
 from chatterbox.models.t3.modules.t3_config import T3Config  # noqa: E402
 from chatterbox.tts_turbo import punc_norm  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import margins  # noqa: E402  (replaces t3's LogitsProcessorList with one that notes the cuts' margins)
 
 # Progress bars only print; the tracer cannot format a traced step count.
 flow_matching_module.tqdm = lambda iterable, **_: iterable
@@ -124,6 +137,8 @@ CHUNKED = ("chunked", [
     "A second one follows [sigh] with a tag.",
 ])
 SEED = 2024
+# The fewest tokens a case's seed must give (the capped case: its cap, so it ends at the limit), and each chunk.
+SHORTEST, SHORTEST_CHUNK = 12, 8
 CLIP_CASE = ("speech", "Hello world, from a cloned voice.", {"max_gen_len": 20})
 
 
@@ -165,6 +180,7 @@ def pinned_multinomial(seed):
             if target < running:
                 chosen = i
                 break
+        margins.note_draw(p, order, chosen, target, total)
         return torch.tensor([[chosen]], dtype=torch.long)
 
     torch.multinomial = multinomial
@@ -572,6 +588,12 @@ def make_voice(t3):
     return voice, t3_cond
 
 
+def versions():
+    """What made a golden: upstream's package, torch, transformers and onnxruntime."""
+    import importlib.metadata as metadata
+    return {name: metadata.version(name) for name in ("chatterbox-tts", "torch", "transformers", "onnxruntime")}
+
+
 def write_case(name, record, audio):
     golden = os.path.join(OUT, "golden")
     os.makedirs(golden, exist_ok=True)
@@ -610,6 +632,9 @@ def check_onnx(model_dir, t3, s3gen, voice, tables):
 
 
 def main():
+    # --sampled-only: the goldens of sampled tokens (the float32 cases) again, from the same modules and seeds,
+    # without exporting the graphs, the speech encoder or the float16 variant (their files stay as they are).
+    sampled_only = "--sampled-only" in sys.argv[1:]
     tokenizer = make_tokenizers()
     text_vocab = len(tokenizer)
     print(f"tokenizer: {text_vocab} tokens")
@@ -625,35 +650,50 @@ def main():
     voice, t3_cond = make_voice(t3)
     bias = tune_stop(t3, t3_cond, tokenizer)
     model_dir = os.path.join(OUT, "model")
-    export_t3(t3, model_dir)
+    if not sampled_only:
+        export_t3(t3, model_dir)
 
     s3gen = make_s3gen()
     tables = fixed_noise()
-    export_decoder(s3gen, voice, tables, model_dir)
+    if not sampled_only:
+        export_decoder(s3gen, voice, tables, model_dir)
     check_onnx(model_dir, t3, s3gen, voice, tables)
+
+    # Each case's seed: the first from SEED whose every draw keeps margins.THRESHOLDS, so the goldens hold on
+    # any CPU and thread count (margins.py says why); the margins go into the golden.
+    def generation(ids, options):
+        def generate(seed):
+            with pinned_multinomial(seed), torch.no_grad():
+                return t3.inference_turbo(t3_cond=t3_cond(), text_tokens=ids, **options)[0]
+        return generate
 
     for name, sentence, options in GENERATION_CASES:
         ids = upstream_ids(tokenizer, sentence)
-        with pinned_multinomial(SEED), torch.no_grad():
-            tokens = t3.inference_turbo(t3_cond=t3_cond(), text_tokens=ids, **options)[0]
+        generate = generation(ids, options)
+        seed = margins.first_seed([generate], SEED, options.get("max_gen_len", SHORTEST - 1) + 1)
+        tokens, drawn = margins.recorded(lambda: generate(seed))
         audio = upstream_decode(s3gen, tokens, voice, tables)
         record = {"text": sentence, "normalized": punc_norm(sentence), "text_ids": ids[0].tolist(),
-                  "seed": SEED, "max_gen_len": options.get("max_gen_len", 1000), "tokens": tokens.tolist(),
-                  "samples": int(audio.size)}
+                  "seed": seed, "max_gen_len": options.get("max_gen_len", 1000), "tokens": tokens.tolist(),
+                  "samples": int(audio.size), "margins": drawn, "versions": versions()}
         write_case(name, record, audio)
-        print(f"{name}: {len(record['text_ids'])} text ids, {len(record['tokens'])} tokens, {audio.size} samples")
+        print(f"{name}: seed {seed}, {len(record['text_ids'])} text ids, {len(record['tokens'])} tokens, "
+              f"{audio.size} samples, least margin {min(drawn):.2e}")
 
     name, chunks = CHUNKED
+    generations = [generation(upstream_ids(tokenizer, chunk), {}) for chunk in chunks]
+    seed = margins.first_seed(generations, SEED, SHORTEST_CHUNK)
     audios, records = [], []
-    for chunk in chunks:
-        ids = upstream_ids(tokenizer, chunk)
-        with pinned_multinomial(SEED), torch.no_grad():
-            tokens = t3.inference_turbo(t3_cond=t3_cond(), text_tokens=ids)[0]
+    for chunk, generate in zip(chunks, generations):
+        tokens, drawn = margins.recorded(lambda: generate(seed))
         audio = upstream_decode(s3gen, tokens, voice, tables)
         audios.append(audio)
-        records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size)})
-    write_case(name, {"text": " ".join(chunks), "seed": SEED, "chunks": records}, np.concatenate(audios))
-    print(f"{name}: {[len(r['tokens']) for r in records]} tokens")
+        records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size), "margins": drawn})
+    write_case(name, {"text": " ".join(chunks), "seed": seed, "chunks": records, "versions": versions()},
+               np.concatenate(audios))
+    print(f"{name}: seed {seed}, {[len(r['tokens']) for r in records]} tokens")
+    if sampled_only:
+        return
 
     # The speech encoder: upstream's prepare_conditionals on a fixed clip, and generate with that voice (a short
     # capped utterance, so its prompt of 270 mel frames and the new ones stay within the decoder's 320).
