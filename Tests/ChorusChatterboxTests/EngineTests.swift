@@ -17,8 +17,9 @@ import Testing
         return folder
     }
 
-    static func configuration(seed: UInt64) -> ChatterboxSynthesizer.Configuration {
-        .init(seed: seed, chunkCharacters: 50, firstChunkCharacters: 50)
+    static func configuration(seed: UInt64, maximumNewTokens: Int? = nil) -> ChatterboxSynthesizer.Configuration {
+        .init(seed: seed, chunkCharacters: 50, firstChunkCharacters: 50,
+              maximumNewTokens: maximumNewTokens ?? LanguageModel.maximumNewTokens)
     }
 
     /// The engine over the whole text: the seed's chunks, each spoken as upstream's generate does, joined.
@@ -26,7 +27,7 @@ import Testing
         let golden = try TestResources.decoded("chunked.json", as: TestResources.Chunked.self)
         let folder = try Self.modelFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let engine = try ChatterboxSynthesizer(folder: folder, configuration: Self.configuration(seed: golden.seed))
+        let engine = try ChatterboxSynthesizer(folder: folder, configuration: Self.configuration(seed: golden.seed, maximumNewTokens: golden.maxGenLen))
         #expect(engine.voices.map(\.id) == ["eve"])
         #expect(try ChatterboxSynthesizer.installedVoices(folder: folder).map(\.id) == ["eve"])
         var pieces: [AudioChunk] = []

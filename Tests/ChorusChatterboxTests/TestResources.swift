@@ -77,6 +77,8 @@ enum TestResources {
     struct Chunked: Decodable {
         var text: String
         var seed: UInt64
+        /// upstream's max_gen_len for each chunk, when the golden set one.
+        var maxGenLen: Int?
         var chunks: [Chunk]
         struct Chunk: Decodable {
             var text: String
