@@ -22,7 +22,7 @@ import Testing
     @Test func chunkedAudioEqualsUpstream() throws {
         let golden = try TestResources.decoded("chunked.json", as: TestResources.Chunked.self)
         let encoder = try ChatterboxTextEncoder(folder: TestResources.model)
-        let model = try TestResources.languageModel()
+        let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen ?? LanguageModel.maximumNewTokens)
         let decoder = try ConditionalDecoder(session: TestResources.session("conditional_decoder.onnx"))
         let voice = try VoiceConditioning(folder: TestResources.voice)
         let chunks = ChatterboxTextEncoder.chunks(of: golden.text, maxCharacters: 50)
