@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "ChorusAudioCodecsTests", dependencies: ["ChorusAudioCodecs", "ChorusAudio", "CChorusLame", "CChorusFLAC"]),
         .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusModels", "ChorusDSP"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
-        .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels", "ChorusDSP"]),
+        .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels", "ChorusDSP", "ChorusCosyVoice"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
         .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
         .testTarget(name: "ChorusGenerationTests", dependencies: ["ChorusGeneration", "ChorusDSP", "ChorusONNX"]),
@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
         .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals, nioCore, nioPosix, webSocketClient]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusRecognition", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals, nioCore, nioPosix, webSocketClient]),
         .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ChorusCosyVoice
 import ChorusText
 
 /// `chorus tokenize`: text to token ids, or ids back to text, with a model's own tokenizer.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChorusAudio
+import ChorusAudioCodecs
 import ChorusModels
 import Foundation
 import ChorusONNX
@@ -33,7 +34,7 @@ struct TranscribeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The WAV file to transcribe; - reads standard input (a WAV stream, or raw 16-bit mono PCM at --rate).")
+    @Argument(help: "The audio file to transcribe (WAV, FLAC or MP3); - reads standard input (a WAV stream, raw 16-bit mono PCM at --rate, or FLAC or MP3 without --live).")
     var file: String
 
     @Option(help: "The model folder (default: $CHORUS_MODELS/fastconformer).")
@@ -81,12 +82,16 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     /// The whole input as mono samples and their rate: a WAV file, or standard input (WAV or raw PCM at --rate).
     private func readAudio() throws -> (samples: [Float], sampleRate: Int) {
-        guard file == "-" else { return try WAVFile.readMono(contentsOf: URL(fileURLWithPath: file)) }
+        guard file == "-" else { return try AudioFileReader.readMono(contentsOf: URL(fileURLWithPath: file)) }
         let bytes = try BoundedInput.standardInput(
             limit: BoundedInput.audioLimit,
             tooLarge: "The audio on standard input is over \(BoundedInput.megabytes(BoundedInput.audioLimit)); give it as a file, or transcribe it as it arrives with --live.")
-        guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: source) }
-        var decoder = StreamDecoder(rawRate: rate, source: source)
+        guard !bytes.isEmpty else { throw WAVStreamDecoder.Failure.noAudio(source: source) }
+        // Read whole, FLAC and MP3 (with its ID3 tag) decode as from a file; a WAV stream or raw PCM as it came.
+        if bytes.starts(with: Data("fLaC".utf8)) || bytes.starts(with: Data("ID3".utf8)) {
+            return try AudioFileReader.decodeMono(bytes, path: source)
+        }
+        var decoder = WAVStreamDecoder(rawRate: rate, source: source)
         let samples = try decoder.samples(from: bytes, final: true)
         return (samples, decoder.sampleRate ?? rate)
     }
@@ -130,14 +135,14 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     private func transcribeLive(_ recognizer: FastConformerRecognizer, vad: StreamingVAD?) async throws {
         let input = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-        var decoder = StreamDecoder(rawRate: rate, source: source)
+        var decoder = WAVStreamDecoder(rawRate: rate, source: source)
         var transcriber: LiveTranscriber?
         var heard = 0
         while true {
             let block = input.readData(ofLength: 6400)
             let samples = try decoder.samples(from: block, final: block.isEmpty)
             heard += samples.count
-            if block.isEmpty, heard == 0 { throw StreamDecoder.Failure.noAudio(source: source) }
+            if block.isEmpty, heard == 0 { throw WAVStreamDecoder.Failure.noAudio(source: source) }
             if transcriber == nil, let inputRate = decoder.sampleRate {
                 transcriber = try LiveTranscriber(recognizer: recognizer, inputRate: inputRate, vad: vad)
             }
@@ -174,111 +179,5 @@ struct TranscribeCommand: AsyncParsableCommand {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
-}
-
-/// Audio bytes as they arrive on a stream, to mono samples: a WAV stream (its header read with
-/// Audio's WAV reader) or, without a RIFF header, raw 16-bit little-endian mono PCM.
-struct StreamDecoder {
-    /// Input that cannot be transcribed, named for the person who piped it in.
-    enum Failure: Error, CustomStringConvertible {
-        case noAudio(source: String)
-        case compressed(source: String, format: String)
-        case headerCut(source: String)
-
-        var description: String {
-            switch self {
-            case .noAudio(let source):
-                "No audio arrived on \(source): it ended before the first sample. Pipe in a WAV stream or raw 16-bit mono PCM."
-            case .compressed(let source, let format):
-                "The data on \(source) is \(format), which Chorus does not decode; convert it to WAV first, for example "
-                    + "`ffmpeg -i input -f wav - | chorus transcribe --live -`."
-            case .headerCut(let source):
-                "The WAV stream on \(source) ended inside its header, before the data chunk; send the whole file."
-            }
-        }
-    }
-
-    let rawRate: Int
-    let source: String
-    private var pending = Data()
-    /// The WAV header with its data size zeroed, so Audio decodes any run of whole frames after it.
-    private var header: Data?
-    /// Audio bytes the WAV header declares that are still to come; `nil` when open-ended (a stream).
-    private var remaining: Int?
-    private var frameBytes = 2
-    private var decided = false
-    private(set) var sampleRate: Int?
-
-    init(rawRate: Int, source: String) {
-        self.rawRate = rawRate
-        self.source = source
-    }
-
-    /// The samples `bytes` complete; `final` flushes what is left.
-    mutating func samples(from bytes: Data, final: Bool) throws -> [Float] {
-        pending += bytes
-        if !decided {
-            guard pending.count >= 4 || final else { return [] }
-            let tag = String(decoding: pending.prefix(4), as: UTF8.self)
-            if tag == "RIFF" || tag == "RF64" {
-                guard try readHeader(final: final) else { return [] }
-            } else if let format = Self.compressedFormats.first(where: { tag.hasPrefix($0.magic) })?.name {
-                throw Failure.compressed(source: source, format: format)
-            } else {
-                sampleRate = rawRate
-            }
-            decided = true
-        }
-        var usable = pending.count
-        if let remaining { usable = min(usable, remaining) }
-        let whole = usable - usable % frameBytes
-        guard whole > 0 else { return [] }
-        let body = pending.prefix(whole)
-        pending = Data(pending.dropFirst(whole))
-        if let remaining {
-            self.remaining = remaining - whole
-            // Chunks after the audio (metadata) are not samples.
-            if remaining - whole < frameBytes { pending = Data() }
-        }
-        guard let header else {
-            let pcm = body.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) } }
-            return SampleConversion.floats(fromPCM16: pcm)
-        }
-        return try WAVFile.decode(header + body, path: source).mono
-    }
-
-    /// Containers of compressed audio people pipe in by mistake, by their first bytes.
-    static let compressedFormats = [(magic: "ID3", name: "MP3 audio"), (magic: "fLaC", name: "FLAC audio"),
-                                    (magic: "OggS", name: "Ogg audio")]
-
-    /// Finds the data chunk; true once the header is complete.
-    private mutating func readHeader(final: Bool) throws -> Bool {
-        let bytes = [UInt8](pending)
-        var offset = 12
-        while offset + 8 <= bytes.count {
-            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
-                | Int(bytes[offset + 7]) << 24
-            if bytes[offset..<(offset + 4)].elementsEqual("data".utf8) {
-                var head = Data(bytes[..<(offset + 8)])
-                head.replaceSubrange((offset + 4)..<(offset + 8), with: [0, 0, 0, 0])
-                let format = try WAVFile.decode(head, path: source)
-                let width: Int
-                switch format.encoding {
-                case .integer(let bits), .float(let bits): width = (bits + 7) / 8
-                }
-                header = head
-                frameBytes = width * format.channels
-                sampleRate = format.sampleRate
-                // 0 and 0xFFFFFFFF are what streaming writers leave: the audio runs to the end.
-                let isRF64 = bytes[0..<4].elementsEqual("RF64".utf8)
-                remaining = size == 0 || size == 0xFFFF_FFFF || isRF64 ? nil : size
-                pending = Data(bytes[(offset + 8)...])
-                return true
-            }
-            offset += 8 + size + (size & 1)
-        }
-        if final { throw Failure.headerCut(source: source) }
-        return false
     }
 }

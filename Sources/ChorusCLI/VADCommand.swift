@@ -83,7 +83,7 @@ struct VADCommand: AsyncParsableCommand {
         let bytes = try BoundedInput.standardInput(
             limit: BoundedInput.audioLimit,
             tooLarge: "The audio on standard input is over \(BoundedInput.megabytes(BoundedInput.audioLimit)); give the audio as a file instead.")
-        guard !bytes.isEmpty else { throw StreamDecoder.Failure.noAudio(source: "standard input") }
+        guard !bytes.isEmpty else { throw WAVStreamDecoder.Failure.noAudio(source: "standard input") }
         let wav = try WAVFile.decode(bytes, path: "standard input")
         return (wav.mono, wav.sampleRate)
     }

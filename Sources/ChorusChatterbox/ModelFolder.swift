@@ -49,11 +49,3 @@ extension InferenceSession {
         }
     }
 }
-
-extension Tensor {
-    /// `values` as a tensor of `type`: float32, or float16 for the export's half-precision graphs.
-    static func floats(_ values: [Float], shape: [Int], as type: TensorElementType) throws -> Tensor {
-        if type == .float16 { return try Tensor(values.map { Float16($0) }, shape: shape) }
-        return try Tensor(values, shape: shape)
-    }
-}

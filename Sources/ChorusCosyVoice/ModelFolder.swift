@@ -174,31 +174,17 @@ extension InferenceSession {
     /// writes as Float: in place for float32, through one conversion for float16.
     func floatTensor(shape: [Int], for input: String,
                      fill: (UnsafeMutableBufferPointer<Float>) throws -> Void) throws -> Tensor {
-        switch self.input(named: input)?.elementType {
-        #if !(os(macOS) && arch(x86_64))
-        case .float16:
-            var values = [Float](repeating: 0, count: shape.reduce(1, *))
-            try values.withUnsafeMutableBufferPointer { try fill($0) }
-            return try Tensor(values.map { Float16($0) }, shape: shape)
-        #endif
-        default:
-            return try Tensor(shape: shape, of: Float.self, fill: fill)
-        }
+        try Tensor.floats(shape: shape, as: floatType(of: input), fill: fill)
     }
 
     /// `count` ones in the element type the session declares for `input`, to view as masks of any length up to `count`.
     func ones(count: Int, for input: String) throws -> TensorStorage {
-        let type = self.input(named: input)?.elementType ?? .float32
-        let storage = try TensorStorage(elementType: type, capacity: count)
-        switch type {
-        #if !(os(macOS) && arch(x86_64))
-        case .float16:
-            try storage.withUnsafeMutableBufferPointer(of: Float16.self) { $0.update(repeating: 1) }
-        #endif
-        default:
-            try storage.withUnsafeMutableBufferPointer(of: Float.self) { $0.update(repeating: 1) }
-        }
-        return storage
+        try TensorStorage.filled(with: 1, count: count, as: floatType(of: input))
+    }
+
+    /// float16 when the session declares it for `input`, else float32.
+    private func floatType(of input: String) -> TensorElementType {
+        self.input(named: input)?.elementType == .float16 ? .float16 : .float32
     }
 
     /// `tensor` as input `name` declares it: the tensor itself when the element types agree (no copy,
@@ -220,22 +206,6 @@ extension InferenceSession {
 }
 
 extension Tensor {
-    /// Lets `body` write the elements as Float: in place for float32, converted into float16 afterwards.
-    func writeFloats(_ body: (UnsafeMutableBufferPointer<Float>) throws -> Void) throws {
-        switch elementType {
-        #if !(os(macOS) && arch(x86_64))
-        case .float16:
-            var values = try floats()
-            try values.withUnsafeMutableBufferPointer { try body($0) }
-            try withUnsafeMutableBufferPointer(of: Float16.self) { target in
-                for index in target.indices { target[index] = Float16(values[index]) }
-            }
-        #endif
-        default:
-            try withUnsafeMutableBufferPointer(of: Float.self, body)
-        }
-    }
-
     /// Calls `body` with the elements as Float: in place for float32, converted for other types.
     func withFloats<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
         if elementType == .float32 { return try withUnsafeBufferPointer(of: Float.self, body) }

@@ -26,6 +26,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
     case invalidThreadCount(pool: String, requested: Int, maximum: Int)
     /// A value the runtime returned is not a tensor (a sequence or map), which Chorus does not read.
     case notATensor(name: String)
+    /// A graph takes or gives float16 where Swift has no `Float16` (Intel macOS).
+    case float16Unavailable
 
     /// One place the loader looked for the runtime library, and what went wrong there.
     public struct Attempt: Equatable, Sendable, CustomStringConvertible {
@@ -71,6 +73,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
             return "\(requested) \(pool) threads is not a usable thread count; give 1 to \(maximum)."
         case .notATensor(let name):
             return "Value '\(name)' is not a tensor; Chorus reads tensors only."
+        case .float16Unavailable:
+            return "The model uses float16 tensors, which Swift does not have on this processor (Intel macOS); use the model's float32 export."
         }
     }
 }

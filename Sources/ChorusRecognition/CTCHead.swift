@@ -111,8 +111,8 @@ public struct CTCHead: Sendable {
         let shape = [1, input.channels, length]
         // Half-precision exports (as for accelerators that run natively in float16) take float16 features;
         // normalised features are a few units at most, far inside float16's range.
-        var feeds = [interface.features.name: interface.features.elementType == .float16
-            ? try Tensor(input.values.map { Float16($0) }, shape: shape) : try Tensor(input.values, shape: shape)]
+        var feeds = [interface.features.name: try Tensor.floats(
+            input.values, shape: shape, as: interface.features.elementType == .float16 ? .float16 : .float32)]
         if let lengthInput = interface.length {
             feeds[lengthInput.name] = lengthInput.elementType == .int32
                 ? try Tensor([Int32(features.frames)], shape: [1])

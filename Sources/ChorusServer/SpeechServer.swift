@@ -1,4 +1,5 @@
 import ChorusEngines
+import ChorusRecognition
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusRecognition
 import Foundation
 import Hummingbird
 

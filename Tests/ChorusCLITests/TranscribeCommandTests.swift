@@ -218,7 +218,7 @@ struct TranscribeCommandErrorTests {
         try await expectFailure(["transcribe", truncated.path, "--model", ToneModels.folder],
                           saying: ["\(truncated.path) is truncated", "188160 bytes of audio but only 956 follow"])
         try await expectFailure(["transcribe", corrupt.path, "--model", ToneModels.folder],
-                          saying: ["\(corrupt.path) is not a usable WAV file", "Convert it to WAV"])
+                          saying: ["\(corrupt.path) is not WAV, FLAC or MP3 audio", "convert it"])
         try await expectFailure(["transcribe", missing.path, "--model", ToneModels.folder],
                           saying: ["Cannot read \(missing.path)", "Check the path"])
     }
@@ -233,7 +233,10 @@ struct TranscribeCommandErrorTests {
                           saying: ["The WAV stream on standard input ended inside its header"])
         try await expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder],
                           input: Data("ID3".utf8) + Data(count: 2000), saying: ["is MP3 audio", "ffmpeg"])
+        // Read whole, FLAC is decoded (and this one is damaged); streamed live, it is named as what it is.
         try await expectFailure(["transcribe", "-", "--model", ToneModels.folder],
+                          input: Data("fLaC".utf8) + Data(count: 2000), saying: ["standard input is a damaged FLAC file"])
+        try await expectFailure(["transcribe", "--live", "-", "--model", ToneModels.folder],
                           input: Data("fLaC".utf8) + Data(count: 2000), saying: ["is FLAC audio"])
     }
 

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusRecognition
 @testable import ChorusServer
 import ChorusStreaming
 import ChorusTesting

@@ -1,6 +1,7 @@
 import ChorusModels
 import ChorusAudio
 import ChorusEngines
+import ChorusRecognition
 @testable import ChorusServer
 import ChorusSpeech
 import ChorusStreaming

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChorusCosyVoice
 @testable import ChorusText
 
 @Suite struct BPETokenizerTests {

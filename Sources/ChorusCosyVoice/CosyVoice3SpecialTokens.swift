@@ -1,3 +1,5 @@
+import ChorusText
+
 extension BPETokenizer {
     /// The special tokens CosyVoice 3 adds to its Qwen2 tokenizer, in upstream's order (FunAudioLLM/CosyVoice,
     /// `CosyVoice3Tokenizer` in cosyvoice/tokenizer/tokenizer.py): `<|endoftext|>` as end and padding, then

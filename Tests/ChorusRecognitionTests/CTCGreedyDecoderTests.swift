@@ -1,5 +1,5 @@
 import Testing
-@testable import ChorusText
+@testable import ChorusRecognition
 
 @Suite struct CTCGreedyDecoderTests {
     /// One-hot frames (score 1 for the class, 0 elsewhere) for `classes` classes.
