@@ -9,8 +9,6 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case unusableAttentionMask(file: String, problem: String)
     /// A voice folder is missing a file or holds one that cannot be read.
     case invalidVoice(folder: String, problem: String)
-    /// Sampling kept drawing stop ids before the minimum length; the model or its input is broken.
-    case samplingStuck(step: Int, trials: Int)
     /// A voice clip's transcript is empty.
     case emptyTranscript
     /// A voice made without a transcript was asked to speak zero-shot, which reads the transcript.
@@ -36,9 +34,6 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
                 + "or use the community export's estimator, which has none and attends fully."
         case .invalidVoice(let folder, let problem):
             return "The voice in \(folder) is unusable: \(problem). Rebuild it with `chorus voice add`."
-        case .samplingStuck(let step, let trials):
-            return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
-                + "check that the text and the voice's prompt tokens belong to this model."
         case .emptyTranscript:
             return "The transcript is empty; give the exact words the clip says (--text)."
         case .voiceWithoutTranscript(let voice):
@@ -65,7 +60,7 @@ extension CosyVoiceError: CallerMistake {
     public var isCallersMistake: Bool {
         switch self {
         case .emptyTranscript, .voiceWithoutTranscript, .clipTooShort, .clipTooLong, .clipNotFinite, .clipSilent: true
-        case .unexpectedSignature, .unusableAttentionMask, .invalidVoice, .samplingStuck, .unexpectedOutput: false
+        case .unexpectedSignature, .unusableAttentionMask, .invalidVoice, .unexpectedOutput: false
         }
     }
 }

@@ -22,8 +22,6 @@ public struct LanguageModel: Sendable {
     public static let stopTokens = 6561..<6761
     /// Speech tokens per text token, at least and at most (upstream min/max_token_text_ratio).
     public static let lengthRatios = (minimum: 2, maximum: 20)
-    /// Redraws allowed when a stop id is drawn before the minimum length (upstream `max_trials`).
-    public static let maximumRedraws = 100
 
     let textEmbedding: InferenceSession
     let speechEmbedding: InferenceSession
@@ -69,12 +67,8 @@ public struct LanguageModel: Sendable {
                                    random: random, longest: limits.upperBound)
         let cache = try KVCache(pool: cachePool, tensorCount: 1, longest: model.longest)
         defer { random = sampler.random }
-        do {
-            return try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: limits.upperBound,
-                                      isStop: Self.stopTokens.contains, onToken: onToken)
-        } catch SamplingError.stuck(let step, let trials) {
-            throw CosyVoiceError.samplingStuck(step: step, trials: trials)
-        }
+        return try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: limits.upperBound,
+                                  isStop: Self.stopTokens.contains, onToken: onToken)
     }
 
     /// upstream `CosyVoice3LM.inference`'s model calls, as the shared decode loop drives them: the backbone

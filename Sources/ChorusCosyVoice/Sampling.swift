@@ -16,8 +16,14 @@ public enum Sampling: Sendable, Equatable {
     /// Upstream's configuration: top-p 0.8, top-k 25, window 10, tau_r 0.1.
     public static let upstream = Sampling.repetitionAware(topP: 0.8, topK: 25, window: 10, tauR: 0.1)
 
-    /// The steps that draw one token, every stop id redrawn until `minimumLength` tokens exist (upstream
-    /// `sampling_ids` as it was before main: up to `LanguageModel.maximumRedraws` times, then an error).
+    /// The steps that draw one token: upstream `sampling_ids` (FunAudioLLM/CosyVoice at ace7c47, March 2026)
+    /// sets the score of id 6561 (`speech_token_size`) to -inf while fewer than `minimumLength` tokens exist,
+    /// then runs the sampling function on those scores.
+    ///
+    /// Only 6561 is masked: end of speech (6562) and the other 198 stop ids can still end an utterance before its
+    /// minimum length. Upstream pull request #1916 (open) calls that a bug, and Chorus drew every stop id again
+    /// before the minimum (upstream's rule before main) until the goldens came from upstream's own code; it now
+    /// follows upstream, so the same seed draws the same tokens as upstream's `CosyVoice3LM.inference`.
     public func steps(minimumLength: Int) -> [any SamplingStep] {
         let draw: any SamplingStep
         var warpers: [any SamplingStep] = []
@@ -33,20 +39,15 @@ public enum Sampling: Sendable, Equatable {
         case .greedy:
             draw = GreedyDraw()
         }
-        // Upstream main differs here, and Chorus keeps the older rule on purpose: its `sampling_ids` only sets
-        // id 6561 (`speech_token_size`, the start-of-sequence id) to -inf once before min_len and draws, so
-        // end of speech (6562) and the other 198 stop ids can still end an utterance before its minimum
-        // length (upstream pull request #1916, open, reports this as a bug). Here any stop id drawn before the
-        // minimum is drawn again from the same distribution, as upstream did before.
-        return warpers + [RedrawStopTokens(LanguageModel.stopTokens, until: minimumLength,
-                                           maximumTrials: LanguageModel.maximumRedraws, draw: draw)]
+        let first = LanguageModel.startOfSequence
+        return [SuppressStopTokens(first..<(first + 1), until: minimumLength)] + warpers + [draw]
     }
 
     /// One token drawn from the softmax of `logits`, given the tokens generated so far (no minimum length).
     public func draw(logits: [Float], history: [Int], random: inout SeededRandom) -> Int {
         var sampler = TokenSampler(steps(minimumLength: 0), vocabularySize: logits.count, random: random, history: history)
         var logits = logits
-        // With no minimum length no redraw rule can fire, and every step list ends in a draw.
+        // Every step list ends in a draw, and no step throws.
         let token = (try? logits.withUnsafeMutableBufferPointer { try sampler.next($0) }) ?? 0
         random = sampler.random
         return token

@@ -153,9 +153,7 @@ def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
     times in the last win_size tokens, its score is set to -inf and the token is drawn again from the softmax
     of all scores, so the repeated token cannot come back (its probability is zero, the rest renormalised).
 
-    Upstream writes the -inf into the step's scores in place; here each call masks a copy, so a redraw of a
-    stop id in `sample` starts again from the step's whole distribution (upstream main has no redraw loop;
-    see `sample`)."""
+    Upstream writes the -inf into the step's scores in place; the step draws once, so a copy is the same."""
     top = nucleus(probs, rng)
     repeats = sum(1 for t in decoded[-win_size:] if t == top)
     if repeats >= win_size * tau_r:
@@ -165,18 +163,17 @@ def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
     return top
 
 
-def sample(probs, decoded, rng, ignore_eos, max_trials=100):
-    """upstream sampling_ids before main: before min_len every stop id (>= 6561) is rejected and drawn again.
-    Upstream main masks only id 6561 before min_len, so 6562 (end of speech) can end an utterance early; an
-    open upstream pull request (#1916) reports that as a bug, and Chorus keeps the older rule."""
-    trials = 0
-    while True:
-        top = ras(probs, decoded, rng)
-        if not ignore_eos or top < SPEECH_TOKENS:
-            return top
-        trials += 1
-        if trials > max_trials:
-            raise RuntimeError("sampling kept drawing stop ids before min_len")
+def sample(probs, decoded, rng, ignore_eos):
+    """upstream sampling_ids (ace7c47, as make_upstream.py runs it): before min_len the score of id 6561 is -inf
+    (its probability zero, the rest renormalised); any other stop id drawn ends the utterance, however short."""
+    if ignore_eos:
+        probs = list(probs)
+        probs[SOS] = 0.0
+        total = 0.0
+        for p in probs:
+            total += p
+        probs = [p / total for p in probs]
+    return ras(probs, decoded, rng)
 
 
 def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng, on_token=None):
