@@ -686,8 +686,14 @@ def main():
               f"{sum('redraw' in d for d in recorder.draws)} redraws")
         goldens[name] = dict(case, samplingSeed=seed, sampledTokens=tokens, margins=least,
                              marginKinds=[min(d, key=d.get) for d in recorder.draws])
+        for pattern in (1, 2):
+            # The margins' proof on upstream's side: the same draws with every logit moved by a relative 1e-5.
+            hook = llm.llm_decoder.register_forward_hook(margins.perturbation(1e-5, pattern))
+            perturbed, _ = llm_tokens(llm, case, seed)
+            hook.remove()
+            assert perturbed == tokens, f"{name}: a perturbation of 1e-5 (pattern {pattern}) changes the tokens"
     golden = {"upstream": versions(), "threshold": margins.THRESHOLD, "measuredBound": float(f"{bound:.3e}"),
-              "cases": goldens}
+              "perturbedAlike": {"size": 1e-5, "patterns": [1, 2]}, "cases": goldens}
     write_json(os.path.join(OUT, "llm.json"), golden)
 
     model = CosyVoice3Model(llm, flow, hift, fp16=False)
