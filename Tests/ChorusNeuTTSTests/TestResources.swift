@@ -1,3 +1,4 @@
+import ChorusGeneration
 import ChorusONNX
 import ChorusPhonemizer
 import ChorusText
@@ -23,6 +24,40 @@ enum TestResources {
         var codes: [Int]
         var audioSamples: Int
         var chunkSamples: [Int]
+        /// Each draw's margin (scripts/testdata/draw_margins.py): the least change of the step's logits, as a share
+        /// of their largest magnitude, that could change the draw; one per generated id.
+        var margins: [Double]?
+        /// The least margin of each kind the generator kept.
+        var thresholds: [String: Double]?
+        /// The packages (and espeak-ng) that made the case.
+        var versions: [String: String]?
+    }
+
+    /// The least margin a golden's draw keeps: make_testdata.py's THRESHOLDS, 1e-5 of the step's largest |logit|
+    /// for every kind, above the 3.7e-6 (short case) and 9.3e-6 (long case, 2048 tokens of context) it measured
+    /// between PyTorch and ONNX Runtime at 1 and 2 threads.
+    static let leastMargin = 1e-5
+
+    /// How a golden generation runs: ONNX Runtime at 1 or 2 intra-op threads (its sums in another order), or
+    /// with every logit changed by a relative 1e-5 in one of two patterns (ChorusGeneration's LogitPerturbation).
+    /// The goldens' draws keep margins above each, so every run must give the golden tokens.
+    enum Run: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case oneThread, twoThreads, perturbedUp, perturbedDown
+
+        var threads: Int { self == .oneThread ? 1 : 2 }
+        var perturbation: LogitPerturbation? {
+            switch self {
+            case .oneThread, .twoThreads: nil
+            case .perturbedUp: LogitPerturbation(size: 1e-5, pattern: 1)
+            case .perturbedDown: LogitPerturbation(size: 1e-5, pattern: 2)
+            }
+        }
+        var testDescription: String { rawValue }
+
+        /// `body` with this run's perturbation in force for the samplers it makes.
+        func callAsFunction<T>(_ body: () throws -> T) rethrows -> T {
+            try LogitPerturbation.$active.withValue(perturbation, operation: body)
+        }
     }
 
     static func goldenCase(_ name: String) throws -> Case {
@@ -73,8 +108,8 @@ enum TestResources {
         return try PromptBuilder(tokenizer: BPETokenizer(tokenizerJSON: url), source: url.path)
     }
 
-    static func session(_ name: String) throws -> InferenceSession {
-        try InferenceSession(modelPath: model.appendingPathComponent(name).path)
+    static func session(_ name: String, threads: Int? = nil) throws -> InferenceSession {
+        try InferenceSession(modelPath: model.appendingPathComponent(name).path, options: SessionOptions(intraOpThreads: threads))
     }
 
     static func maximumDifference(_ a: [Float], _ b: [Float]) -> Float {

@@ -17,14 +17,31 @@ Made (deterministic: torch.manual_seed and SplitMix64 draws pinned):
                               a 200-frame (4 s) window-sum table and the inverse-DFT basis stored as float16
   golden/phonemes-<version>.json   neutts' phonemizers (+ NeuTTS._to_phones) on the corpus, per language
   golden/<case>.json, .f32    NeuTTS._apply_chat_template ids, NeuTTS._infer_torch tokens (torch.multinomial
-                              replaced by the pinned draw below), NeuTTS._decode audio on the ONNX decoder, and
-                              NeuTTS._infer_stream_ggml's chunks with a backbone that replays the same tokens
+                              replaced by the pinned draw below) with each draw's margin, NeuTTS._decode audio on
+                              the ONNX decoder, NeuTTS._infer_stream_ggml's chunks with a backbone that replays the
+                              same tokens, and the versions that made them
 
 The pinned draw: the candidates (tokens whose probability is not 0) ordered most likely first, ties by id,
 one SplitMix64 uniform times their summed probability, the first whose running sum exceeds it: what
 ChorusDSP's SeededRandom.categorical does over TopK's candidates.
 
+The seeds: each case's is the first from SEED whose every draw keeps THRESHOLDS (see ../draw_margins.py): its
+distance from the nearest boundary between tokens, as a share of the step's largest |logit|, well above what
+another CPU or thread count changes in the logits, so the goldens compare exactly anywhere. measure_bound
+prints that change: PyTorch's backbone against the ONNX export run step by step with its cache, as Chorus runs
+it, at 1 and 2 intra-op threads.
+
+--goldens-only makes the goldens of sampled tokens again (golden/<case>.*) from the committed tokenizer and
+backbone.onnx (the PyTorch backbone made again from its seed and checked against the export) and the committed
+decoder.onnx, writing nothing else; it needs espeak-ng 1.52.0.1 (the neutts wheel's, loaded by default) and
+checks that each case's prompt ids are the committed ones. Environment used last (--goldens-only):
+/work/team/venv-neutts, python 3.11, torch 2.13.0+cpu, neutts 1.4.1 and neucodec 0.0.6 --no-deps,
+transformers 5.1.0, phonemizer 3.4.0, onnxruntime 1.32.0, vector-quantize-pytorch 1.17.8, torchtune 0.6.1,
+torchao 0.13.0, torchaudio 2.11.1 --no-deps with its compiled extension removed (neucodec imports it; no
+function of it runs).
+
 Usage: NEUCODEC_REPO=/path/to/neucodec python make_testdata.py OUT_DIR [--espeak-library LIB --espeak-data DIR --version-tag TAG]
+       python make_testdata.py OUT_DIR --goldens-only
 """
 import argparse
 import json
@@ -38,7 +55,14 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 import corpus  # noqa: E402
+import draw_margins  # noqa: E402
+import transformers.generation.utils as generation_utils  # noqa: E402
+
+# generate() makes its processors as a LogitsProcessorList of that module; the recording list notes the top-k
+# cut's margin and the scores each draw sees.
+generation_utils.LogitsProcessorList = draw_margins.RecordingProcessors
 
 LANGUAGES = ["en-us", "de", "fr-fr", "es"]
 CONTROL = ["<|TEXT_REPLACE|>", "<|TEXT_PROMPT_START|>", "<|TEXT_PROMPT_END|>", "<|SPEECH_REPLACE|>",
@@ -46,6 +70,23 @@ CONTROL = ["<|TEXT_REPLACE|>", "<|TEXT_PROMPT_START|>", "<|TEXT_PROMPT_END|>", "
 BOS = "<|begin_of_text|>"
 SPEECH = 65536
 FRAME_CAP = 200
+CASES = [
+    ("short", 120, "So we just need to make the rest of the connection.",
+     "Hello there; the quick brown fox, at 3.5 metres, jumps!"),
+    # 1950 reference codes leave fewer than upstream's 50 tokens at least: the context ends it.
+    ("long", 1950, "A long reference fills the context, so the limit ends it.", "Four records."),
+]
+# Each case's seed is the first from here that keeps THRESHOLDS.
+SEED = 15
+# The least margin of every kind (top-p is not used): 1e-5 of the step's largest |logit|. Measured by
+# measure_bound (torch 2.13.0, onnxruntime 1.32.0): PyTorch against ONNX Runtime at 1 and 2 threads change a
+# step's logits by at most 3.7e-6 of its largest |logit| in the short case (289 tokens of context) and 9.3e-6 in
+# the long one (2048; attention sums over more places). With the same bound for every kind, no change of every
+# logit by less than 1e-5 of the largest, however the changes line up, moves a draw across a boundary (to first
+# order; see draw_margins.py), so the tests' relative perturbation of 1e-5 cannot change the tokens.
+THRESHOLDS = {"draw": 1e-5, "order": 1e-5, "top_k": 1e-5}
+# And each case's least margin is at least this many times the change measured on its own tokens.
+SAFETY = 3
 
 
 class SplitMix64:
@@ -82,6 +123,7 @@ def pinned_multinomial(rng):
             if target < running:
                 chosen = i
                 break
+        draw_margins.note_draw(p, order, chosen, target, total)
         return torch.tensor([[chosen]], dtype=torch.long)
     return multinomial
 
@@ -149,7 +191,7 @@ def make_tokenizer(model_dir, ph):
 
 # ---------------------------------------------------------------------------------------------- backbone
 
-def make_backbone(model_dir, tokenizer, probe_ids):
+def make_backbone(model_dir, tokenizer, probe_ids, export=True):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
     torch.manual_seed(15)
@@ -174,8 +216,9 @@ def make_backbone(model_dir, tokenizer, probe_ids):
         model.lm_head.weight[:first_speech][torch.arange(first_speech) != stop] = 0
         for p in model.parameters():
             p.copy_(p.half().float())
-    model.save_pretrained(os.path.join(model_dir, "hf"), safe_serialization=True)
-    export_backbone(model, os.path.join(model_dir, "backbone.onnx"))
+    if export:
+        model.save_pretrained(os.path.join(model_dir, "hf"), safe_serialization=True)
+        export_backbone(model, os.path.join(model_dir, "backbone.onnx"))
     return model
 
 
@@ -337,21 +380,44 @@ def stub_tts(tokenizer, model, phonemizer, codec):
     return tts
 
 
-def run_case(out, name, tts, ref_codes, ref_text, text, seed):
-    import torch
-    import transformers.generation.utils as gen
+def generation(tts, prompt):
+    """upstream's _infer_torch on `prompt` with the draws pinned to a seed: a function of the seed that returns
+    the generated ids (the stop token included when drawn)."""
+    def generate(seed):
+        original = torch.multinomial
+        torch.multinomial = pinned_multinomial(SplitMix64(seed))
+        try:
+            output_str = tts._infer_torch(prompt, temperature=1.0, top_k=50)
+        finally:
+            torch.multinomial = original
+        return tts.tokenizer.encode(output_str, add_special_tokens=False)
+    return generate
+
+
+def versions(ph):
+    """What made a golden: upstream's packages, torch, transformers, onnxruntime and the espeak-ng loaded."""
+    import importlib.metadata as metadata
+    names = ("neutts", "neucodec", "torch", "transformers", "phonemizer", "onnxruntime")
+    found = {name: metadata.version(name) for name in names}
+    found["espeak-ng"] = ".".join(str(v) for v in ph.espeak_version)
+    return found
+
+
+def run_case(out, name, tts, ref_codes, ref_text, text, ph, committed=None):
     prompt = tts._apply_chat_template(ref_codes, ref_text, text)
-    original = torch.multinomial
-    torch.multinomial = pinned_multinomial(SplitMix64(seed))
-    try:
-        output_str = tts._infer_torch(prompt, temperature=1.0, top_k=50)
-    finally:
-        torch.multinomial = original
+    if committed is not None and [int(i) for i in prompt] != committed["prompt_ids"]:
+        raise SystemExit(f"case {name}: the prompt ids differ from the committed golden's (another espeak-ng or "
+                         f"tokenizer?); --goldens-only keeps the prompts")
+    generate = generation(tts, prompt)
+    # Upstream draws 50 tokens at least where the context leaves room; the long case's context ends it sooner.
+    shortest = min(50, tts.max_context - len(prompt))
+    seed = draw_margins.first_seed([generate], SEED, shortest, thresholds=THRESHOLDS)
+    generated_ids, margins = draw_margins.recorded(lambda: generate(seed))
+    output_str = tts.tokenizer.decode(generated_ids, add_special_tokens=False)
     generated = [int(n) for n in re.findall(r"<\|speech_(\d+)\|>", output_str)]
     audio = tts._decode(output_str)
 
     # The streaming path as upstream runs it for GGUF, fed the same generated pieces one by one.
-    generated_ids = tts.tokenizer.encode(output_str, add_special_tokens=False)
     # llama-cpp-python stops at the stop string without returning it.
     stop = tts.tokenizer.convert_tokens_to_ids("<|SPEECH_GENERATION_END|>")
     pieces = [tts.tokenizer.decode([i]) for i in generated_ids if i != stop]
@@ -369,20 +435,80 @@ def run_case(out, name, tts, ref_codes, ref_text, text, seed):
     finally:
         tts.backbone = backbone
     stream = np.concatenate(chunks).astype(np.float32)
-    ids_all = generated_ids
     case = {
         "ref_text": ref_text, "text": text, "seed": seed,
         "ref_phones": tts._to_phones(ref_text), "text_phones": tts._to_phones(text),
-        "prompt_ids": [int(i) for i in prompt], "generated_ids": ids_all, "codes": generated,
+        "prompt_ids": [int(i) for i in prompt], "generated_ids": generated_ids, "codes": generated,
         "audio_samples": int(audio.shape[-1]), "chunk_samples": [int(c.shape[-1]) for c in chunks],
+        "margins": margins, "thresholds": THRESHOLDS, "versions": versions(ph),
     }
     with open(os.path.join(out, "golden", f"{name}.json"), "w") as f:
         json.dump(case, f, ensure_ascii=False)
     np.asarray(ref_codes, dtype=np.int32).tofile(os.path.join(out, "golden", f"{name}-ref.i32"))
     audio.astype(np.float32).tofile(os.path.join(out, "golden", f"{name}-audio.f32"))
     stream.tofile(os.path.join(out, "golden", f"{name}-stream.f32"))
-    print(f"case {name}: prompt {len(prompt)}, {len(ids_all)} generated ids, {len(generated)} codes, "
-          f"audio {audio.shape[-1]}, stream {stream.shape[-1]} in {len(chunks)} chunks")
+    print(f"case {name}: seed {seed}, prompt {len(prompt)}, {len(generated_ids)} generated ids, {len(generated)} "
+          f"codes, least margin {min(margins):.2e}, audio {audio.shape[-1]}, stream {stream.shape[-1]} in "
+          f"{len(chunks)} chunks")
+    return [int(i) for i in prompt], generated_ids
+
+
+def check_export(model, path, ids):
+    """The PyTorch backbone against the committed export on `ids`: made again from its seed, it must be the
+    model the export holds (a different one would differ by whole units, not float noise)."""
+    import onnxruntime as ort
+    session = ort.InferenceSession(path)
+    cfg = model.config
+    feeds = {"input_ids": np.array([ids], np.int64), "attention_mask": np.ones((1, len(ids)), np.int64),
+             "position_ids": np.arange(len(ids), dtype=np.int64)[None]}
+    for i in range(cfg.num_hidden_layers):
+        for kind in ("key", "value"):
+            feeds[f"past_key_values.{i}.{kind}"] = np.zeros((1, cfg.num_key_value_heads, 0, cfg.head_dim), np.float32)
+    logits = session.run(["logits"], feeds)[0][0]
+    with torch.no_grad():
+        expected = model(torch.tensor([ids])).logits[0].numpy()
+    change = np.abs(logits - expected).max() / np.abs(expected).max()
+    print(f"  PyTorch backbone vs committed backbone.onnx: {change:.2e} of the largest |logit|")
+    if change > 1e-4:
+        raise SystemExit("the PyTorch backbone made again is not the one in backbone.onnx (another torch or "
+                         "transformers?); make the models again without --goldens-only")
+
+
+def measure_bound(model, path, sequences, stop):
+    """The largest change of a step's logits, as a share of its largest |logit|, between PyTorch's backbone (one
+    pass over the whole sequence) and the ONNX export run as Chorus runs it (the prompt, then one token per run
+    with the cache), at 1 and 2 intra-op threads, per case: what the margins must stay above. The stop token's
+    logit counts only where the draw sees it (from upstream's 50th token on)."""
+    import onnxruntime as ort
+    cfg = model.config
+    bounds = {}
+    for threads in (1, 2):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        session = ort.InferenceSession(path, options)
+        for name, (prompt, generated) in sequences.items():
+            ids = prompt + generated[:-1]
+            with torch.no_grad():
+                expected = model(torch.tensor([ids])).logits[0, len(prompt) - 1:].double().numpy()
+            past = {f"past_key_values.{i}.{kind}": np.zeros((1, cfg.num_key_value_heads, 0, cfg.head_dim), np.float32)
+                    for i in range(cfg.num_hidden_layers) for kind in ("key", "value")}
+            names = ["logits"] + [n.replace("past_key_values", "present") for n in past]
+            start, worst = 0, 0.0
+            for step, end in enumerate([len(prompt)] + list(range(len(prompt) + 1, len(ids) + 1))):
+                feeds = {"input_ids": np.array([ids[start:end]], np.int64),
+                         "attention_mask": np.ones((1, end), np.int64),
+                         "position_ids": np.arange(start, end, dtype=np.int64)[None]}
+                outputs = session.run(names, {**feeds, **past})
+                past = dict(zip(past, outputs[1:]))
+                start = end
+                change = np.abs(outputs[0][0, -1].astype(np.float64) - expected[step])
+                if step < 50:
+                    change[stop] = 0
+                worst = max(worst, change.max() / np.abs(expected[step]).max())
+            print(f"  {name}: backbone.onnx at {threads} thread(s) vs PyTorch, largest change of a step's logits "
+                  f"{worst:.2e} of its largest |logit|")
+            bounds[name] = max(bounds.get(name, 0.0), worst)
+    return bounds
 
 
 def main():
@@ -392,30 +518,49 @@ def main():
     parser.add_argument("--espeak-data")
     parser.add_argument("--version-tag")
     parser.add_argument("--phonemes-only", action="store_true")
+    parser.add_argument("--goldens-only", action="store_true",
+                        help="make golden/<case>.* again from the committed models, writing nothing else")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     configure_espeak(args.espeak_library, args.espeak_data)
     model_dir = os.path.join(args.out, "model")
     os.makedirs(model_dir, exist_ok=True)
     os.makedirs(os.path.join(args.out, "golden"), exist_ok=True)
-    ph = phoneme_goldens(args.out, args.version_tag)
-    if args.phonemes_only:
-        return
-
-    tokenizer = make_tokenizer(model_dir, ph)
+    if args.goldens_only:
+        from transformers import AutoTokenizer
+        ph = phonemizers()
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    else:
+        ph = phoneme_goldens(args.out, args.version_tag)
+        if args.phonemes_only:
+            return
+        tokenizer = make_tokenizer(model_dir, ph)
     probe = tokenizer.encode("user: Convert the text to speech:" + "".join(f"<|speech_{i * 977 % SPEECH}|>" for i in range(64)))
-    model = make_backbone(model_dir, tokenizer, probe)
-    make_decoder(model_dir)
+    model = make_backbone(model_dir, tokenizer, probe, export=not args.goldens_only)
+    check_export(model, os.path.join(model_dir, "backbone.onnx"), probe)
+    if not args.goldens_only:
+        make_decoder(model_dir)
     from neucodec import NeuCodecOnnxDecoder
     codec = NeuCodecOnnxDecoder(os.path.join(model_dir, "decoder.onnx"))
     tts = stub_tts(tokenizer, model, ph["en-us"], codec)
     rng = np.random.default_rng(15)
-    short_ref = rng.integers(0, SPEECH, 120).tolist()
-    run_case(args.out, "short", tts, short_ref, "So we just need to make the rest of the connection.",
-             "Hello there; the quick brown fox, at 3.5 metres, jumps!", seed=15)
-    long_ref = rng.integers(0, SPEECH, 1950).tolist()
-    run_case(args.out, "long", tts, long_ref, "A long reference fills the context, so the limit ends it.",
-             "Four records.", seed=16)
+    sequences = {}
+    for name, references, ref_text, text in CASES:
+        committed = None
+        if args.goldens_only:
+            with open(os.path.join(args.out, "golden", f"{name}.json")) as f:
+                committed = json.load(f)
+        ref_codes = rng.integers(0, SPEECH, references).tolist()
+        sequences[name] = run_case(args.out, name, tts, ref_codes, ref_text, text, ph["en-us"], committed)
+    stop = tokenizer.convert_tokens_to_ids("<|SPEECH_GENERATION_END|>")
+    bounds = measure_bound(model, os.path.join(model_dir, "backbone.onnx"), sequences, stop)
+    for name, bound in bounds.items():
+        with open(os.path.join(args.out, "golden", f"{name}.json")) as f:
+            least = min(json.load(f)["margins"])
+        print(f"  {name}: least margin {least:.2e}, {least / bound:.1f} times the measured change")
+        if least < SAFETY * bound:
+            raise SystemExit(f"case {name}: its least margin is not {SAFETY} times what ONNX Runtime changes; "
+                             f"raise THRESHOLDS")
     import shutil
     shutil.rmtree(os.path.join(model_dir, "hf"), ignore_errors=True)
 

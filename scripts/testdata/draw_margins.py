@@ -1,0 +1,140 @@
+"""Margins of pinned draws, for the generators whose goldens hold sampled tokens (chatterbox/margins.py, neutts):
+how far each draw lies from changing, in units of the largest |logit| of its step.
+
+A draw changes only if one of these moves: the uniform's place among the candidates' cumulative probabilities
+(draw), the chosen token's place in the order (its logit gap to the candidates beside it, order), the top-k cut
+(the gap between the k-th logit and the next lower one, top_k), or the top-p cut (the distance of the nearest
+cumulative probability from 1 - top_p, top_p). If every logit moves by at most e * M (M the largest finite |logit|
+of the step after the processors), a cumulative probability moves by at most 2 e M (first order: each p_i changes
+by p_i (d_i - sum_j p_j d_j)), and a gap by at most 2 e M. So each quantity divided by 2 M is the smallest such e
+that could change the draw; a draw's margin is the least of the four.
+
+A generator puts RecordingProcessors where upstream makes its LogitsProcessorList, calls note_draw from its
+pinned torch.multinomial, and chooses seeds with first_seed; each golden keeps recorded()'s margins.
+"""
+import math
+
+import torch
+from transformers import LogitsProcessorList, TopKLogitsWarper, TopPLogitsWarper
+
+# The least margin of each kind that Chatterbox's goldens keep (chatterbox/margins.py says why); a generator
+# whose model allows more passes its own.
+THRESHOLDS = {"draw": 2e-6, "top_p": 2e-6, "order": 1e-5, "top_k": 1e-5}
+
+
+class TooClose(Exception):
+    pass
+
+
+class Recorder:
+    def __init__(self, thresholds=None):
+        self.thresholds = thresholds
+        self.steps = []
+        self.current = {}
+
+    def margins(self):
+        return [round(min(s.values()), 9) for s in self.steps]
+
+
+RECORDER = [None]
+
+
+def largest(scores):
+    finite = scores[torch.isfinite(scores)]
+    return finite.abs().max().item()
+
+
+def top_k_margin(scores, k):
+    """The gap between the k-th value and the next lower one (ties with the k-th stay, as Hugging Face's
+    TopKLogitsWarper keeps them), over 2 M."""
+    s = scores.double()
+    values = torch.sort(s, descending=True).values
+    kth = values[min(k, values.numel()) - 1]
+    lower = values[values < kth]
+    gap = (kth - lower[0]).item() if lower.numel() else math.inf
+    return gap / (2 * largest(s))
+
+
+def top_p_margin(scores, top_p):
+    """The distance of the nearest cumulative probability (least likely first, as TopPLogitsWarper sums them)
+    from 1 - top_p, over 2 M."""
+    s = scores.double()
+    finite = s[torch.isfinite(s)]
+    cumulative = torch.sort(finite).values.softmax(-1).cumsum(-1)
+    distance = (cumulative - (1 - top_p)).abs().min().item()
+    return distance / (2 * finite.abs().max().item())
+
+
+class RecordingProcessors(LogitsProcessorList):
+    """upstream's processors, run in its order, noting the top-k and top-p cuts' margins on the way and the
+    scores the draw sees."""
+
+    def __call__(self, input_ids, scores, **kwargs):
+        recorder = RECORDER[0]
+        for processor in self:
+            if recorder is not None and isinstance(processor, TopKLogitsWarper):
+                recorder.current["top_k"] = top_k_margin(scores[0], processor.top_k)
+            if recorder is not None and isinstance(processor, TopPLogitsWarper):
+                recorder.current["top_p"] = top_p_margin(scores[0], processor.top_p)
+            scores = processor(input_ids, scores, **kwargs)
+        if recorder is not None:
+            recorder.current["scores"] = scores[0].double()
+        return scores
+
+
+def note_draw(probabilities, order, chosen, target, total):
+    """Called by the pinned draw with its candidates' probabilities, order, choice and target."""
+    recorder = RECORDER[0]
+    if recorder is None:
+        return
+    scores = recorder.current.pop("scores")
+    m = largest(scores)
+    position = order.index(chosen)
+    before = sum(probabilities[i] for i in order[:position])
+    after = before + probabilities[chosen]
+    draw = min(target - before, after - target) / total
+    # The nearest other value among the candidates: tokens of equal value (float16 logits tie often) keep their
+    # order by id whatever moves them together, so a tie is no boundary; a different value is.
+    values = scores[torch.tensor(order)]
+    others = (values - scores[chosen]).abs()
+    others = others[others > 0]
+    gap = others.min().item() if others.numel() else math.inf
+    step = {"draw": draw / (2 * m), "order": gap / (2 * m)}
+    step.update(recorder.current)
+    recorder.current = {}
+    recorder.steps.append(step)
+    if recorder.thresholds is not None:
+        check(step, recorder.thresholds)
+
+
+def check(step, thresholds):
+    for key, least in thresholds.items():
+        if step.get(key, math.inf) < least:
+            raise TooClose(f"{key} {step[key]:.2e}")
+
+
+def recorded(generate):
+    """generate() run with its draws' margins noted: (its result, the margins)."""
+    RECORDER[0] = Recorder()
+    try:
+        return generate(), RECORDER[0].margins()
+    finally:
+        RECORDER[0] = None
+
+
+def first_seed(generations, start, shortest, tries=3000, thresholds=THRESHOLDS):
+    """The first seed from `start` whose every draw, in every one of `generations` (functions of a seed that
+    return the tokens), keeps `thresholds`, and that gives at least `shortest` tokens each (a short utterance
+    keeps its few margins easily, but tests little)."""
+    for seed in range(start, start + tries):
+        try:
+            for generate in generations:
+                RECORDER[0] = Recorder(thresholds)
+                if len(generate(seed)) < shortest:
+                    raise TooClose("too short")
+            return seed
+        except TooClose:
+            continue
+        finally:
+            RECORDER[0] = None
+    raise SystemExit(f"no seed in {start}..{start + tries - 1} keeps the margins")
