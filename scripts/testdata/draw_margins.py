@@ -10,17 +10,13 @@ by p_i (d_i - sum_j p_j d_j)), and a gap by at most 2 e M. So each quantity divi
 that could change the draw; a draw's margin is the least of the four.
 
 A generator puts RecordingProcessors where upstream makes its LogitsProcessorList, calls note_draw from its
-pinned torch.multinomial, and chooses seeds with first_seed; each golden keeps recorded()'s margins.
+pinned torch.multinomial, and chooses seeds with first_seed and the least margin of each kind its model needs
+(measured there); each golden keeps recorded()'s margins.
 """
 import math
 
 import torch
 from transformers import LogitsProcessorList, TopKLogitsWarper, TopPLogitsWarper
-
-# The least margin of each kind that Chatterbox's goldens keep (chatterbox/margins.py says why); a generator
-# whose model allows more passes its own.
-THRESHOLDS = {"draw": 2e-6, "top_p": 2e-6, "order": 1e-5, "top_k": 1e-5}
-
 
 class TooClose(Exception):
     pass
@@ -122,7 +118,7 @@ def recorded(generate):
         RECORDER[0] = None
 
 
-def first_seed(generations, start, shortest, tries=3000, thresholds=THRESHOLDS):
+def first_seed(generations, start, shortest, thresholds, tries=3000):
     """The first seed from `start` whose every draw, in every one of `generations` (functions of a seed that
     return the tokens), keeps `thresholds`, and that gives at least `shortest` tokens each (a short utterance
     keeps its few margins easily, but tests little)."""

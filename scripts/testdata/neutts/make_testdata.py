@@ -411,7 +411,7 @@ def run_case(out, name, tts, ref_codes, ref_text, text, ph, committed=None):
     generate = generation(tts, prompt)
     # Upstream draws 50 tokens at least where the context leaves room; the long case's context ends it sooner.
     shortest = min(50, tts.max_context - len(prompt))
-    seed = draw_margins.first_seed([generate], SEED, shortest, thresholds=THRESHOLDS)
+    seed = draw_margins.first_seed([generate], SEED, shortest, THRESHOLDS)
     generated_ids, margins = draw_margins.recorded(lambda: generate(seed))
     output_str = tts.tokenizer.decode(generated_ids, add_special_tokens=False)
     generated = [int(n) for n in re.findall(r"<\|speech_(\d+)\|>", output_str)]
