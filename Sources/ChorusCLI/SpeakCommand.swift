@@ -73,8 +73,7 @@ struct SpeakCommand: AsyncParsableCommand {
         guard let output else {
             throw ValidationError("No output file. Add -o FILE.wav (or .mp3, .flac), or --stream to play it.")
         }
-        let destination = URL(fileURLWithPath: output)
-        try Self.checkWritable(destination, policy: outputPolicy)
+        let destination = URL(fileURLWithPath: output)  // checked writable at the start of run()
 
         // The file is heard only once it is all written: the whole text comes first. The engine serves
         // this request alone, so it makes only the sessions the request's calls use.

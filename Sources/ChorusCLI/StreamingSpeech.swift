@@ -116,8 +116,7 @@ struct StreamingSpeech {
             case .mp3, .flac: return EncodedAudioSink(.standardOutput, encoding: encoding, sampleFormat: sampleFormat.format)
             }
         case let path?:
-            let url = URL(fileURLWithPath: path)
-            try SpeakCommand.checkWritable(url, policy: outputPolicy)
+            let url = URL(fileURLWithPath: path)  // SpeakCommand.run checked it writable before anything else
             switch encoding {
             case .wav: return WAVFileSink(url: url, sampleFormat: sampleFormat.format, policy: outputPolicy)
             case .pcm, .mp3, .flac: return EncodedAudioSink(.file(url, outputPolicy), encoding: encoding, sampleFormat: sampleFormat.format)
