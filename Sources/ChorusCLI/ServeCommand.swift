@@ -64,6 +64,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Keep no playground history.")
     var noHistory = false
 
+    @Option(help: ArgumentHelp(
+        "A JSON file of the voices OpenAI's voice names (alloy, ash, ..., verse) stand for, per engine.",
+        discussion: #"{"kokoro": {"alloy": ["af_heart", "jf_alpha"]}}: the first installed voice of a list is used; names and engines left out keep the standard lists (see OpenAIVoiceMap)."#,
+        valueName: "file"))
+    var openaiVoices: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         guard maxText > 0 else { throw ValidationError("--max-text must be 1 or more.") }
@@ -82,13 +88,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let key = (apiKey ?? ProcessInfo.processInfo.environment["CHORUS_API_KEY"]).flatMap(BearerKey.init)
         let engines = engine.isEmpty ? Engine.all : engine.map(\.engine)
-        let configuration = ServerConfiguration(host: host, port: port, apiKey: key,
+        var configuration = ServerConfiguration(host: host, port: port, apiKey: key,
                                                 maximumTextCharacters: maxText, queueLimit: queue,
                                                 historyFolder: noHistory ? nil : historyFolder.map { URL(fileURLWithPath: $0) }
                                                     ?? ServerConfiguration.defaultHistoryFolder,
                                                 protectsMetrics: protectMetrics, idleTimeout: .seconds(idleTimeout),
                                                 bodyTimeout: .seconds(bodyTimeout), writeTimeout: .seconds(writeTimeout),
                                                 maximumConnections: maxConnections)
+        if let openaiVoices { configuration.openAIVoices = try OpenAIVoiceMap(contentsOf: URL(fileURLWithPath: openaiVoices)) }
         FileHandle.standardError.write(Data("""
             chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\
             \(key == nil ? "" : "; API key required"))\n

@@ -165,8 +165,17 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         return (voice.id, loaded)
     }
 
-    /// The chunks `text` is spoken in: at most `chunkCharacters` each, the first at most `firstChunkCharacters`.
-    public func chunks(of text: String) -> [String] {
+    /// The chunks `text` is spoken in, at most `chunkCharacters` each. For the whole text, the seed's
+    /// chunks, the first at most `firstChunkCharacters`; for the first audio, `PieceRamp`'s: the first
+    /// sentence, or its first clauses up to `firstChunkCharacters` when longer, then chunks each at most
+    /// 1.5 times the one before, so that each is ready before the audio before it has played out.
+    public func chunks(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
+        if priority == .firstAudio {
+            let first = min(configuration.firstChunkCharacters, configuration.chunkCharacters)
+            return PieceRamp(firstLength: first, growth: 1.5, maxLength: configuration.chunkCharacters).split(text)
+                .map { PythonStringRules.strip($0) }
+                .filter { !$0.isEmpty }
+        }
         var pieces = ChatterboxTextEncoder.chunks(of: text, maxCharacters: configuration.chunkCharacters)
         if let first = pieces.first, first.count > configuration.firstChunkCharacters {
             pieces.replaceSubrange(0..<1, with: ChatterboxTextEncoder.chunks(of: first, maxCharacters: configuration.firstChunkCharacters))
@@ -196,7 +205,7 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
             let rate = sampleRate
             status.send(.synthesizing)
             defer { status.send(.ready) }
-            for chunk in chunks(of: request.text) {
+            for chunk in chunks(of: request.text, priority: request.priority) {
                 let audio = try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
                     try speak(chunk, voiceID: voiceID, voice: voice, stages: stages)
                 }

@@ -41,11 +41,16 @@ public struct ElevenLabsConfiguration: Sendable, Hashable {
     public var voiceSettings: VoiceSettings
     /// The service root, `wss://api.elevenlabs.io`; tests point it at a local server.
     public var endpoint: String
+    /// Seconds without new text after which the service ends the stream (`inactivity_timeout`, 1 to 180);
+    /// nil leaves the service's default (20).
+    public var inactivityTimeout: Int?
 
     public init(
         apiKey: APIKey, voiceID: String, modelID: String = "eleven_flash_v2_5", sampleRate: Int = 24_000,
-        voiceSettings: VoiceSettings = VoiceSettings(), endpoint: String = "wss://api.elevenlabs.io"
+        voiceSettings: VoiceSettings = VoiceSettings(), endpoint: String = "wss://api.elevenlabs.io",
+        inactivityTimeout: Int? = nil
     ) {
+        self.inactivityTimeout = inactivityTimeout
         self.apiKey = apiKey
         self.voiceID = voiceID
         self.modelID = modelID
@@ -65,7 +70,7 @@ public struct ElevenLabsConfiguration: Sendable, Hashable {
         components?.queryItems = [
             URLQueryItem(name: "model_id", value: modelID),
             URLQueryItem(name: "output_format", value: "pcm_\(sampleRate)"),
-        ]
+        ] + (inactivityTimeout.map { [URLQueryItem(name: "inactivity_timeout", value: String($0))] } ?? [])
         guard let url = components?.string, components?.host != nil else { throw CloudProviderError.invalidURL(endpoint) }
         return url
     }

@@ -30,6 +30,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
+    /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
+    /// clauses up to 60 characters when it is longer, then pieces each at most 1.5 times the one before.
+    /// Kokoro on 2 cores makes a second of speech in about half a second, so each piece is ready
+    /// before the one before it has played out, with room for a busy machine.
+    static let streamingPieces = PieceRamp(firstLength: 60, growth: 1.5, maxLength: pieceLength)
 
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
@@ -152,7 +157,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Call, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: KokoroSynthesizer.pieces(of: request.text),
+                parallelism: engine.parallelism, priority: request.priority, pieces: KokoroSynthesizer.pieces(of: request.text, priority: request.priority),
                 inputs: { piece in try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) } },
                 // Calls after the first will run side by side: their session is made meanwhile.
                 severalCalls: engine.sessions.prepareShared
@@ -170,13 +175,19 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
     }
 
-    static func pieces(of text: String) -> [String] {
-        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    /// The pieces of text `text` is spoken in: for the whole text, sentences packed up to `pieceLength`
+    /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
+    /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
+    static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
+        switch priority {
+        case .wholeText: SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+        case .firstAudio: streamingPieces.split(text)
+        }
     }
 
     /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
     public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
-        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text).count)
+        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text, priority: request.priority).count)
     }
 
     /// The id sequences for one piece of text.

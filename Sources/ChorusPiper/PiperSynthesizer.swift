@@ -35,6 +35,10 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// never comes near; symbols that espeak reads out by name do (400 emoji are some 10,000 phonemes,
     /// and 4,096 of them took one request to 1.33 GB where 4,096 characters of prose take 260 MB).
     static let maximumPhonemesPerCall = 1_000
+    /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
+    /// clauses up to 60 characters when it is longer, then pieces each at most twice the one before
+    /// (Piper makes speech many times faster than it plays).
+    static let streamingPieces = PieceRamp(firstLength: 60, growth: 2, maxLength: pieceLength)
 
     /// The session options a voice loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern. The pattern is planned per input shape and every sentence has its own
@@ -121,6 +125,8 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     struct Sentence: Sendable {
         var ids: [Int64]
         var piece: String
+        /// Whether a sentence ends here, and not only a piece cut at a clause (the first of a stream).
+        var endsSentence = true
     }
 
     /// Where one `stream` is: its sentences' calls, phonemized a piece at a time as they are needed.
@@ -147,7 +153,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             spoke = true
             var samples = sentence.output
             // Silence goes between sentences, so only when another one follows.
-            if !sentence.isLast {
+            if !sentence.isLast, sentence.input.endsSentence {
                 samples += [Float](repeating: 0, count: Int(engine.sentenceSilence * Double(engine.sampleRate)))
             }
             return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: sentence.input.piece)
@@ -159,8 +165,12 @@ public final class PiperSynthesizer: SpeechSynthesizer {
             let engine = engine
             let speed = request.speed
             let calls = ParallelPieces<Sentence, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: PiperSynthesizer.pieces(of: request.text),
-                inputs: { piece in try engine.modelInputs(forPiece: piece).map { Sentence(ids: $0, piece: piece) } },
+                parallelism: engine.parallelism, priority: request.priority, pieces: PiperSynthesizer.pieces(of: request.text, priority: request.priority),
+                inputs: { piece in
+                    let calls = try engine.modelInputs(forPiece: piece)
+                    let cutAtClause = !PieceRamp.endsSentence(piece)
+                    return calls.indices.map { Sentence(ids: calls[$0], piece: piece, endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
+                },
                 // Calls after the first will run side by side: their session is made meanwhile.
                 severalCalls: engine.sessions.prepareShared
             ) { sentence, alone in
@@ -182,13 +192,19 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
     }
 
-    static func pieces(of text: String) -> [String] {
-        SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+    /// The pieces of text `text` is spoken in: for the whole text, sentences packed up to `pieceLength`
+    /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
+    /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
+    static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
+        switch priority {
+        case .wholeText: SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
+        case .firstAudio: streamingPieces.split(text)
+        }
     }
 
     /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
     public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
-        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text).count)
+        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text, priority: request.priority).count)
     }
 
     /// One id sequence per sentence of a piece of text.

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumConnections: Int
     /// The most parts a multipart form (a clip upload, a transcription) may have.
     public var maximumFormParts: Int
+    /// The installed voice each of OpenAI's voice names stands for (`chorus serve --openai-voices`).
+    public var openAIVoices = OpenAIVoiceMap.standard
 
     /// The history folder by default: `playground` in the model folder.
     public static var defaultHistoryFolder: URL { ModelStore.current.root.appendingPathComponent("playground", isDirectory: true) }

@@ -8,8 +8,11 @@ public final class ServerMetrics: Sendable {
 
     public init() {}
 
-    private static let firstAudioBuckets = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10]
-    private static let realTimeFactorBuckets = [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2]
+    /// Every 50 ms up to 2 s, where first audio is judged (within 1 s for Kokoro, 0.25 s for Piper),
+    /// then coarser up to 20 s.
+    static let firstAudioBuckets = (1...40).map { Double(50 * $0) / 1000 } + [2.5, 3, 4, 5, 7.5, 10, 20]
+    /// Every 0.05 up to 1 (faster than real time), then coarser up to 5.
+    static let realTimeFactorBuckets = (1...20).map { Double(5 * $0) / 100 } + [1.25, 1.5, 2, 3, 5]
 
     func countRequest(route: String, method: String, status: Int) {
         let labels = [("route", route), ("method", method), ("status", String(status))]

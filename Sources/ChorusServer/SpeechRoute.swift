@@ -27,7 +27,7 @@ struct SpeechRoute: Sendable {
         let streamFormat = try body.checkedStreamFormat()
         let engine = try engines.resolve(model: body.model)
         let ticket = try queue.admit(engine.id)
-        let (synthesizer, voice) = try await engines.loaded(engine, voice: body.voice)
+        let (synthesizer, voice) = try await engines.loaded(engine, voice: try await voiceID(body.voice, of: engine))
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
         let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
                                        encoder: encoder, ticket: ticket, metrics: metrics)
@@ -63,6 +63,16 @@ struct SpeechRoute: Sendable {
             }
             try await writer.finish(nil)
         })
+    }
+}
+
+extension SpeechRoute {
+    /// The voice a request names: the installed voice one of OpenAI's names stands for on `engine`
+    /// (`ServerConfiguration.openAIVoices`), else the id as given.
+    func voiceID(_ requested: String?, of engine: ServedEngine) async throws -> String? {
+        guard let requested, OpenAIVoiceMap.names.contains(where: { $0.name == requested.lowercased() }) else { return requested }
+        let synthesizer = try await engines.loaded(engine)
+        return configuration.openAIVoices.voice(for: requested, engine: engine.id, voices: synthesizer.voices)?.id ?? requested
     }
 }
 

@@ -133,7 +133,8 @@ public struct SpeechServer: Sendable {
     /// The application, listening where the configuration says; `onServerRunning` gets the bound
     /// port (useful with port 0). Connections idle past `idleTimeout` (no whole request head yet
     /// (`FirstHeadDeadlineHandler`), or none after a response) are closed, and so are those whose client stops reading for `writeTimeout`
-    /// (`StalledWriteHandler`); at most `connectionLimit` are open at once.
+    /// (`StalledWriteHandler`); at most `connectionLimit` are open at once. WebSockets have no ping:
+    /// stream-input ends on its inactivity timeout.
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
         let writeTimeout = TimeAmount(configuration.writeTimeout)
@@ -144,7 +145,7 @@ public struct SpeechServer: Sendable {
         // As `.http1WebSocketUpgrade(webSocketRouter:configuration:)` builds it, with the first head's deadline added.
         let server = HTTPServerBuilder { responder in
             FirstHeadDeadlineChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                         configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20))),
+                                                                         configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
                                      timeout: headTimeout)
         }
         return Application(router: makeRouter(),

@@ -1,3 +1,4 @@
+import ChorusModels
 import ChorusSpeech
 import ChorusStreaming
 import Foundation
@@ -14,6 +15,13 @@ import HummingbirdWebSocket
 /// is `{"isFinal": true}`; a problem is `{"message", "error"}` before the socket closes. With a key
 /// configured, the upgrade needs it in `xi-api-key` (or `Authorization: Bearer`), or the first message
 /// carries it as `xi_api_key`, as browsers cannot set headers.
+///
+/// The session ends, as ElevenLabs' does, after `inactivity_timeout` seconds (20 unless the client asks
+/// for 1 to 180) in which the client sent nothing and the server had nothing left to speak, with
+/// `{"message", "error": "input_timeout_exceeded"}`. There is no ping: a client that reads audio at
+/// the pace it plays it (ElevenLabs' clients and Chorus's own do) reads a ping only after the audio
+/// queued before it, and Hummingbird's 30 s ping dropped such a client once more than 30 s of audio
+/// was queued.
 struct StreamInputRoute: Sendable {
     let configuration: ServerConfiguration
     let engines: EngineCache
@@ -27,6 +35,8 @@ struct StreamInputRoute: Sendable {
     static let pendingTextLimit = 64 << 10
     /// The PCM rates ElevenLabs offers, which its clients ask for.
     static let rates = [16_000, 22_050, 24_000, 44_100]
+    /// ElevenLabs' `inactivity_timeout`: its default and the longest a client may ask for, in seconds.
+    static let inactivityTimeouts = (default: 20, longest: 180)
 
     /// Upgrades every request: the key is checked first thing in the session, where a refusal can say why
     /// (a refused upgrade is a bare 400).
@@ -44,15 +54,26 @@ struct StreamInputRoute: Sendable {
             let first = try await checkKey(request.headers, messages: &messages, outbound: outbound)
             let engine = try engines.resolve(model: request.uri.queryParameters.get("model_id"))
             let rate = try Self.rate(request.uri.queryParameters.get("output_format"))
+            let timeout = try Self.inactivityTimeout(request.uri.queryParameters.get("inactivity_timeout"))
             let ticket = try queue.admit(engine.id)
             defer { ticket.release() }
             let (synthesizer, voice) = try await engines.loaded(engine, voice: context.requestContext.parameters.get("voice"))
             let pending = PendingText(limit: Self.pendingTextLimit)
+            let activity = SessionActivity()
+            let watchdog = Task {
+                try await activity.waitForInactivity(timeout)
+                let reply = #"{"message":"Have not received new text for \#(timeout.components.seconds) seconds. Closing the connection.","error":"input_timeout_exceeded"}"#
+                try? await outbound.write(.text(reply))
+                try? await outbound.close(.policyViolation, reason: "input_timeout_exceeded")
+            }
+            defer { watchdog.cancel() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     // A failed engine takes no more text: the reading loop must not wait for room.
                     defer { pending.finish() }
                     while let sentence = await pending.next() {
+                        activity.startSpeaking()
+                        defer { activity.stopSpeaking() }
                         var encoder = try AudioStreamEncoder(format: .pcm, engineRate: synthesizer.sampleRate, pcmRate: rate)
                         for try await chunk in synthesizer.stream(SynthesisRequest(text: sentence, voiceID: voice.id)) {
                             try await Self.send(try encoder.encode(chunk.samples), to: outbound)
@@ -65,8 +86,11 @@ struct StreamInputRoute: Sendable {
                 var ended = false
                 var held = first
                 while let fields = try await Self.next(&held, from: &messages) {
+                    activity.heard()
                     let text = fields["text"] as? String ?? ""
                     if text.isEmpty {
+                        // The client has said all it will: what remains is spoken, however long it takes to read.
+                        watchdog.cancel()
                         ended = true
                         break
                     }
@@ -142,6 +166,16 @@ struct StreamInputRoute: Sendable {
                                param: "output_format", code: "unsupported_format")
     }
 
+    /// The session's `inactivity_timeout`: 20 s when absent, else whole seconds from 1 to 180.
+    static func inactivityTimeout(_ value: String?) throws -> Duration {
+        guard let value else { return .seconds(inactivityTimeouts.default) }
+        guard let seconds = Int(value), (1...inactivityTimeouts.longest).contains(seconds) else {
+            throw APIError.invalid("inactivity_timeout is whole seconds from 1 to \(inactivityTimeouts.longest), not \(value).",
+                                   param: "inactivity_timeout")
+        }
+        return .seconds(seconds)
+    }
+
     static func fields(_ json: String) throws -> [String: Any] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
             throw APIError.invalid("A message is not a JSON object; send {\"text\": \"...\"}.")
@@ -153,5 +187,37 @@ struct StreamInputRoute: Sendable {
     static func send(_ pcm: Data, to outbound: WebSocketOutboundWriter) async throws {
         guard !pcm.isEmpty else { return }
         try await outbound.write(.text(#"{"audio":"\#(pcm.base64EncodedString())","isFinal":false,"normalizedAlignment":null}"#))
+    }
+}
+
+/// When a stream-input session was last active: a message from the client, or the end of the speech of
+/// the text it sent. While the server speaks, however slowly the client reads, the session is active.
+final class SessionActivity: Sendable {
+    private let state = Locked((speaking: 0, since: ContinuousClock.now))
+
+    /// A message arrived.
+    func heard() {
+        state.withLock { $0.since = .now }
+    }
+
+    func startSpeaking() {
+        state.withLock { $0.speaking += 1 }
+    }
+
+    func stopSpeaking() {
+        state.withLock {
+            $0.speaking -= 1
+            $0.since = .now
+        }
+    }
+
+    /// Returns once the session has been inactive for `timeout`; throws when cancelled.
+    func waitForInactivity(_ timeout: Duration) async throws {
+        while true {
+            let (speaking, since) = state.withLock { ($0.speaking, $0.since) }
+            let idle = ContinuousClock.now - since
+            if speaking == 0, idle >= timeout { return }
+            try await Task.sleep(for: speaking > 0 ? timeout : timeout - idle)
+        }
     }
 }

@@ -11,6 +11,13 @@ import Foundation
 /// waiting, not for one started only when the consumer comes back. With `inFlight` 1 nothing runs
 /// ahead: each call is made when the consumer asks, as before calls ran in parallel.
 ///
+/// With `oneAfterAnother`, the calls run one at a time, each alone (so with every thread of its
+/// engine), each started as soon as the one before it ends, up to `inFlight` calls ahead of the
+/// consumer: how speech heard as it is made runs (`SynthesisRequest.Priority.firstAudio`). On 2 cores,
+/// Kokoro's calls side by side on one thread each took 1.8 times as long as a call alone, so a piece
+/// made beside another was late for the audio before it (StreamingBench, 2x1: gaps of up to 484 ms;
+/// one after another: none).
+///
 /// Calls run in tasks of their own (`next()` returns between them), so cancellation is passed on by
 /// hand: when the consumer is cancelled while it waits in `next()`, or a call fails, every call in
 /// flight is cancelled and awaited before `next()` throws, so none is left running. A consumer
@@ -31,6 +38,7 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
 
     private let inFlight: Int
     private let firstRunsAlone: Bool
+    private let oneAfterAnother: Bool
     private let nextInput: () throws -> Input?
     private let run: @Sendable (Input, Bool) async throws -> Output
     private var running: [(input: Input, call: Call)] = []
@@ -42,16 +50,19 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// - Parameters:
     ///   - inFlight: calls started ahead of the consumer and not yet handed back (at least 1).
     ///   - firstRunsAlone: whether the first call runs before any other starts.
+    ///   - oneAfterAnother: whether every call waits for the one before it to end, and runs alone.
     ///   - nextInput: the next call's input, nil when there are no more; called from `next()` only,
     ///     one input ahead of the calls at most, so text is prepared (phonemized) as it is needed.
     ///   - run: one model call, told whether it runs alone: started while no other call of this
     ///     utterance runs, and none will start beside it before it is handed back (the first with
     ///     `firstRunsAlone`, a lone or last call), so it may take every thread of its engine.
-    public init(inFlight: Int, firstRunsAlone: Bool = true, nextInput: @escaping () throws -> Input?,
+    public init(inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false,
+                nextInput: @escaping () throws -> Input?,
                 run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output) {
         precondition(inFlight > 0, "at least one call in flight")
         self.inFlight = inFlight
         self.firstRunsAlone = firstRunsAlone
+        self.oneAfterAnother = oneAfterAnother
         self.nextInput = nextInput
         self.run = run
     }
@@ -67,13 +78,14 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// called once, when the first call's input is made and more follow (another call of its piece, or
     /// another piece), before that call starts: what calls side by side need can be readied meanwhile.
     public convenience init<Piece>(
-        inFlight: Int, firstRunsAlone: Bool = true, pieces: [Piece], inputs: @escaping (Piece) throws -> [Input],
-        severalCalls: @escaping () -> Void = {}, run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+        inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false, pieces: [Piece],
+        inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
+        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
         var nextPiece = 0
         var waiting: [Input] = []
         var first = true
-        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, nextInput: {
+        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, oneAfterAnother: oneAfterAnother, nextInput: {
             while waiting.isEmpty, nextPiece < pieces.count {
                 let piece = pieces[nextPiece]
                 nextPiece += 1
@@ -89,15 +101,21 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         }, run: run)
     }
 
-    /// Calls for `pieces` as an engine with `parallelism` runs them: `callsAhead` lined up, the first
-    /// alone when the first audio comes first (`priority`).
+    /// Calls for `pieces` as an engine with `parallelism` runs them for `priority`
+    /// (`PieceParallelism.schedule(for:)`): one after another, two ahead, or `callsAhead` side by side.
+    /// `severalCalls` is called only for calls side by side, the ones that need it.
     public convenience init<Piece>(
         parallelism: PieceParallelism, priority: SynthesisRequest.Priority, pieces: [Piece],
         inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
         run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
-        self.init(inFlight: parallelism.callsAhead, firstRunsAlone: priority == .firstAudio, pieces: pieces,
-                  inputs: inputs, severalCalls: severalCalls, run: run)
+        switch parallelism.schedule(for: priority) {
+        case .oneAfterAnother:
+            self.init(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, pieces: pieces, inputs: inputs, run: run)
+        case .sideBySide(let firstAlone):
+            self.init(inFlight: parallelism.callsAhead, firstRunsAlone: firstAlone, pieces: pieces,
+                      inputs: inputs, severalCalls: severalCalls, run: run)
+        }
     }
 
     deinit {
@@ -148,11 +166,16 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         while running.count < limit, let input = try peek() {
             waiting = nil
             // Alone: nothing else runs, and nothing will start beside it (the first alone, or the last).
-            let alone = try running.isEmpty && (limit == 1 || peek() == nil)
+            let alone = try oneAfterAnother || (running.isEmpty && (limit == 1 || peek() == nil))
             let run = run
             let call = Call()
+            let before = oneAfterAnother ? running.last?.call : nil
             call.task = Task {
                 do {
+                    // One after another: this call starts when the one before it has ended, and not
+                    // at all when that one failed (its error is what the consumer gets).
+                    if let before { _ = try await before.output() }
+                    try Task.checkCancellation()
                     call.finish(.success(try await run(input, alone)))
                 } catch {
                     call.finish(.failure(error))
@@ -198,23 +221,24 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
             set { lock.withLock { made = newValue } }
         }
         private var result: Result<Output, Error>?
-        private var waiter: CheckedContinuation<Output, Error>?
+        /// The consumer, and the call after this one when calls run one after another.
+        private var waiters: [CheckedContinuation<Output, Error>] = []
 
         func finish(_ result: Result<Output, Error>) {
-            let waiter: CheckedContinuation<Output, Error>? = lock.withLock {
+            let waiters: [CheckedContinuation<Output, Error>] = lock.withLock {
                 self.result = result
-                defer { self.waiter = nil }
-                return self.waiter
+                defer { self.waiters = [] }
+                return self.waiters
             }
-            waiter?.resume(with: result)
+            for waiter in waiters { waiter.resume(with: result) }
         }
 
-        /// The call's output once it is done (at once if it is); one waiter at a time.
+        /// The call's output once it is done (at once if it is).
         func output() async throws -> Output {
             try await withCheckedThrowingContinuation { continuation in
                 let done: Result<Output, Error>? = lock.withLock {
                     if let result { return result }
-                    waiter = continuation
+                    waiters.append(continuation)
                     return nil
                 }
                 if let done { continuation.resume(with: done) }

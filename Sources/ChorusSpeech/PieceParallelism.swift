@@ -42,6 +42,27 @@ public struct PieceParallelism: Sendable, Equatable, CustomStringConvertible {
         return split
     }
 
+    /// How the model calls of one request run.
+    public enum Schedule: Sendable, Equatable {
+        /// One at a time, each alone with `threadsAlone()` threads (fewer while other requests of the
+        /// engine run), each started when the one before it ends: speech heard as it is made.
+        case oneAfterAnother
+        /// Up to `inFlight` at once on `threadsPerRun` threads each, the first alone when `firstAlone`.
+        case sideBySide(firstAlone: Bool)
+    }
+
+    /// The schedule for a request with `priority`. The first audio: one call after another, each alone, so
+    /// that every piece is made as fast as the machine allows and is ready before the audio before it has
+    /// played out (with `PieceRamp`'s growing pieces); side by side, each of Kokoro's calls took 1.8 times
+    /// as long on one thread as alone on two, and the second piece came late (StreamingBench on 2 cores,
+    /// 2x1: first audio 1332 ms and gaps of up to 484 ms; one after another, 1x2: 1043 ms, no gap). The
+    /// whole text: side by side from the first call, which finishes the text soonest (two Kokoro calls
+    /// of one thread each made a pair of pieces in 9.84 s, one call of two threads 5.5 s per piece).
+    /// Only 2 cores were measured.
+    public func schedule(for priority: SynthesisRequest.Priority) -> Schedule {
+        priority == .firstAudio ? .oneAfterAnother : .sideBySide(firstAlone: false)
+    }
+
     /// Calls an engine starts ahead of its consumer: one more than it runs at once (its `RunLimit`), so
     /// when a call ends while the one ahead of it still runs, the next is already waiting for the freed
     /// core instead of being started only when the consumer takes the earlier call's audio.

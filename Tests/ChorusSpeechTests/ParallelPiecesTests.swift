@@ -140,9 +140,9 @@ private final class Inputs: @unchecked Sendable {
         #expect(told.snapshot.started.sorted() == alone)
     }
 
-    /// An engine's request runs its first call alone when the first audio comes first, and side by side
-    /// with the next when the whole text does.
-    @Test(arguments: [(SynthesisRequest.Priority.firstAudio, [1]), (.wholeText, [])])
+    /// An engine's request runs every call alone, one after another, when the first audio comes first,
+    /// and side by side from the first when the whole text does.
+    @Test(arguments: [(SynthesisRequest.Priority.firstAudio, [1, 2, 3]), (.wholeText, [])])
     func theRequestsPriorityDecidesWhetherTheFirstCallRunsAlone(priority: SynthesisRequest.Priority, alone: [Int]) async throws {
         let told = CallWatch()
         let pieces = ParallelPieces(parallelism: PieceParallelism(inFlight: 2, threadsPerRun: 1), priority: priority,
@@ -305,6 +305,81 @@ private final class Inputs: @unchecked Sendable {
         }, run: { (input: Int) async throws -> Int in input * 10 })
         #expect(try await pieces.next()?.output == 10)
         await #expect(throws: Unreadable.self) { try await pieces.next() }
+    }
+
+    /// One after another: never two calls at once, each told it runs alone, in input order; the next
+    /// call starts as soon as the one before ends, before the consumer asks for it.
+    @Test func oneAfterAnotherRunsEachCallAloneAndAheadOfTheConsumer() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 5)
+        let pieces = ParallelPieces(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, nextInput: inputs.next) {
+            (input: Int, alone: Bool) async throws -> Int in
+            #expect(alone)
+            watch.begin(input)
+            defer { watch.end(input) }
+            // Later calls are quicker, so calls side by side would end out of order.
+            try await Task.sleep(for: .milliseconds(3 * (5 - input)))
+            return input
+        }
+        #expect(try await pieces.next()?.input == 0)
+        // The consumer asks for nothing more: call 1 was lined up behind call 0 and runs all the same.
+        for _ in 0..<10_000 where !watch.snapshot.finished.contains(1) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(watch.snapshot.finished == [0, 1])
+        var rest: [Int] = []
+        while let piece = try await pieces.next() { rest.append(piece.input) }
+        #expect(rest == [1, 2, 3, 4])
+        #expect(watch.snapshot.most == 1)
+        #expect(watch.snapshot.finished == [0, 1, 2, 3, 4])
+    }
+
+    /// One after another, a cancelled consumer stops the call running; the call lined up behind it never runs.
+    @Test func oneAfterAnotherStopsOnCancellationWithoutStartingTheNextCall() async throws {
+        let watch = CallWatch()
+        let inputs = Inputs(count: 10)
+        let pieces = ParallelPieces(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, nextInput: inputs.next) {
+            (input: Int, _: Bool) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
+            return input
+        }
+        let consumer = Task {
+            var got: [Int] = []
+            do {
+                while let piece = try await pieces.next() { got.append(piece.input) }
+            } catch is CancellationError {
+                return (got, watch.snapshot.running, true)
+            }
+            return (got, watch.snapshot.running, false)
+        }
+        while watch.snapshot.started.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        consumer.cancel()
+        let (got, runningWhenThrown, threwCancellation) = try await consumer.value
+        #expect(got == [0])
+        #expect(threwCancellation)
+        #expect(runningWhenThrown == 0)
+        #expect(watch.snapshot.started == [0, 1])
+    }
+
+    /// One after another, a failed call's error reaches the consumer after the pieces before it, in
+    /// order, and the call lined up behind it never runs.
+    @Test func oneAfterAnotherEndsAtAFailureWithThePiecesBeforeItInOrder() async throws {
+        struct Broken: Error {}
+        let watch = CallWatch()
+        let inputs = Inputs(count: 10)
+        let pieces = ParallelPieces(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, nextInput: inputs.next) {
+            (input: Int, _: Bool) async throws -> Int in
+            watch.begin(input)
+            defer { watch.end(input) }
+            if input == 2 { throw Broken() }
+            return input
+        }
+        #expect(try await pieces.next()?.input == 0)
+        #expect(try await pieces.next()?.input == 1)
+        await #expect(throws: Broken.self) { try await pieces.next() }
+        #expect(watch.snapshot.running == 0)
+        #expect(!watch.snapshot.started.contains(3))
+        #expect(try await pieces.next() == nil)
     }
 
     @Test func splitsComeFromCoresOrTheEnvironment() throws {

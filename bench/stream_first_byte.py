@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""First byte and largest gap of streamed speech, at the client, as a listener playing at real time hears it.
+
+    swift build -c release --product chorus
+    python3 bench/stream_first_byte.py [--rounds 5] [--engines kokoro piper] [--peer fastkokoro]
+
+Starts `chorus serve` (release build) on a free loopback port, then for each case sends
+POST /v1/audio/speech with response_format pcm (16-bit, 24 kHz) and reads the body as it streams,
+noting when each read arrives. Reported per case, over the rounds: first byte (seconds from the
+request to the first audio byte), whole (to the last byte), the audio's length, and the largest gap
+a listener would hear: playback starts with the first byte and plays what has arrived at real time;
+when it runs out before the next bytes arrive, the wait is a gap (the largest, and their sum).
+Cases: Kokoro (jf_alpha, the voice the issue measured) on the 3-sentence text below and on the first
+8 sentences of bench/peer_text.txt; Piper (its English voice) on both.
+
+With --peer fastkokoro: fastkokoro (PyPI, an OpenAI-compatible Kokoro server on ONNX Runtime) runs on
+the same model file and voice pack, started the same way, and each of its requests is made right after
+Chorus's (interleaved, so a busy machine slows both alike). fastkokoro is installed into --venv.
+Standard library only on our side; nothing leaves the loopback.
+"""
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = Path(os.environ.get("CHORUS_MODELS", Path.home() / ".cache/chorus/models"))
+RATE = 24_000
+THREE = ("The lamp turned slowly over the water. Sailors could see it from far away. "
+         "The keeper kept it burning every night.")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(port: int, process: subprocess.Popen, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server on port {port} exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"nothing listened on port {port} within {seconds} s")
+
+
+def speak(port: int, body: dict, path: str = "/v1/audio/speech"):
+    """One streamed request: arrival times (seconds from the request) and byte counts of each read."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    start = time.monotonic()
+    connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    if response.status != 200:
+        raise SystemExit(f"{body.get('model')}: {response.status} {response.read()[:300]!r}")
+    reads = []
+    while True:
+        data = response.read1(65536)
+        if not data:
+            break
+        reads.append((time.monotonic() - start, len(data)))
+    connection.close()
+    return reads
+
+
+def playback(reads, rate: int = RATE, width: int = 2):
+    """First byte, whole, audio seconds, largest gap and all gaps of a listener at real time."""
+    first = reads[0][0]
+    played_until = first  # the moment the audio that has arrived runs out
+    largest, total, audio = 0.0, 0.0, 0.0
+    for arrival, size in reads:
+        if arrival > played_until:
+            gap = arrival - played_until
+            largest = max(largest, gap)
+            total += gap
+            played_until = arrival
+        seconds = size / (rate * width)
+        played_until += seconds
+        audio += seconds
+    return first, reads[-1][0], audio, largest, total
+
+
+def median(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def report(name: str, runs) -> dict:
+    firsts, wholes, audios, gaps, totals = zip(*runs)
+    line = {"case": name, "rounds": len(runs), "first_byte_s": round(median(firsts), 3),
+            "first_byte_min_s": round(min(firsts), 3), "whole_s": round(median(wholes), 3),
+            "audio_s": round(median(audios), 2), "largest_gap_s": round(max(gaps), 3),
+            "largest_gap_median_s": round(median(gaps), 3), "gaps_total_s": round(median(totals), 3)}
+    print(json.dumps(line), flush=True)
+    return line
+
+
+def start_chorus(engines):
+    port = free_port()
+    binary = ROOT / ".build/release/chorus"
+    if not binary.exists():
+        raise SystemExit("build it first: swift build -c release --product chorus")
+    command = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-history"]
+    for engine in engines:
+        command += ["--engine", engine]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(port, process)
+    return port, process
+
+
+def start_fastkokoro(venv: Path):
+    """fastkokoro on Chorus's Kokoro model file and voice pack; None when it will not run offline."""
+    binary = venv / "bin/fastkokoro"
+    if not binary.exists():
+        print(json.dumps({"peer": "fastkokoro", "skipped": f"not installed in {venv}"}), flush=True)
+        return None
+    port = free_port()
+    environment = dict(os.environ, HF_HUB_OFFLINE="1")
+    command = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--model", str(MODELS / "kokoro/kokoro-v1.0.int8.onnx"), "--voices", str(MODELS / "kokoro/voices_ja.npz")]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
+    try:
+        wait_for(port, process, seconds=180)
+    except SystemExit as problem:
+        print(json.dumps({"peer": "fastkokoro", "skipped": str(problem),
+                          "stderr": process.stderr.read().decode(errors="replace")[-600:] if process.stderr else ""}),
+              flush=True)
+        return None
+    return port, process
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--engines", nargs="+", default=["kokoro", "piper"])
+    parser.add_argument("--peer", choices=["fastkokoro"], default=None)
+    parser.add_argument("--venv", type=Path, default=Path("/work/team/venv-streaming"))
+    args = parser.parse_args()
+
+    lines = (ROOT / "bench/peer_text.txt").read_text().split("\n")
+    texts = {"3 sentences": THREE, "8 sentences": " ".join(lines[:8])}
+    voices = {"kokoro": "jf_alpha", "piper": None}
+    port, server = start_chorus(args.engines)
+    peer = start_fastkokoro(args.venv) if args.peer else None
+    try:
+        print(json.dumps({"texts": {name: len(text) for name, text in texts.items()},
+                          "load_average": os.getloadavg()}), flush=True)
+        for engine in args.engines:
+            for name, text in texts.items():
+                body = {"model": engine, "input": text, "response_format": "pcm"}
+                if voices.get(engine):
+                    body["voice"] = voices[engine]
+                # One request first, unmeasured: the engine loads on first use.
+                speak(port, body)
+                if peer and engine == "kokoro":
+                    speak(peer[0], dict(body, model="kokoro"))
+                ours, theirs = [], []
+                for _ in range(args.rounds):
+                    ours.append(playback(speak(port, body)))
+                    if peer and engine == "kokoro":
+                        theirs.append(playback(speak(peer[0], dict(body, model="kokoro"))))
+                mine = report(f"chorus {engine}, {name}", ours)
+                if theirs:
+                    other = report(f"fastkokoro, {name}", theirs)
+                    print(json.dumps({"case": f"kokoro, {name}", "first_byte_ratio_chorus_over_fastkokoro":
+                                      round(mine["first_byte_s"] / other["first_byte_s"], 3),
+                                      "whole_ratio": round(mine["whole_s"] / other["whole_s"], 3)}), flush=True)
+        print(json.dumps({"load_average_after": os.getloadavg()}), flush=True)
+    finally:
+        for process in [server] + ([peer[1]] if peer else []):
+            process.terminate()
+            process.wait(timeout=60)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
