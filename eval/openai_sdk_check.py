@@ -7,8 +7,8 @@
 
 Starts `chorus serve --api-key ...` on a free loopback port, then with `openai.OpenAI(base_url=...)`:
 streams speech to a WAV file with `audio.speech.with_streaming_response.create` and checks it is a
-playable WAV of the expected length; asks for pcm, mp3 and flac; checks that an unknown voice raises the SDK's
-BadRequestError with the server's message; transcribes the WAV with `audio.transcriptions.create`
+playable WAV of the expected length; asks for pcm, mp3 and flac; checks that OpenAI's voice alloy is answered
+and names the voice that spoke, and that an unknown voice raises the SDK's BadRequestError with the server's message; transcribes the WAV with `audio.transcriptions.create`
 when the server has a recogniser (else prints the server's 404 reason). Prints one line per check
 and exits non-zero if one fails.
 """
@@ -85,11 +85,18 @@ def main() -> int:
         flac = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="flac").content
         check("flac starts with its stream marker", flac[:4] == b"fLaC", f"{len(flac)} bytes")
 
+        with client.audio.speech.with_streaming_response.create(
+                model="tts-1", voice="alloy", input="Hi there.", response_format="pcm") as response:
+            spoke = response.headers.get("x-chorus-voice")
+            audio = response.read()
+        check("OpenAI's voice alloy is answered, X-Chorus-Voice naming the voice", bool(spoke) and len(audio) > 0,
+              f"spoken by {spoke}, {len(audio) / 48_000:.2f} s")
+
         try:
-            client.audio.speech.create(model=args.engine, voice="alloy", input="Hi.")
+            client.audio.speech.create(model=args.engine, voice="nobody-here", input="Hi.")
             check("an unknown voice raises BadRequestError", False, "no error")
         except openai.BadRequestError as error:
-            check("an unknown voice raises BadRequestError", "Unknown voice 'alloy'" in str(error), str(error)[:120])
+            check("an unknown voice raises BadRequestError", "Unknown voice 'nobody-here'" in str(error), str(error)[:120])
 
         try:
             with out.open("rb") as upload:

@@ -168,11 +168,12 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     /// The chunks `text` is spoken in, at most `chunkCharacters` each. For the whole text, the seed's
     /// chunks, the first at most `firstChunkCharacters`; for the first audio, `PieceRamp`'s: the first
     /// sentence, or its first clauses up to `firstChunkCharacters` when longer, then chunks each at most
-    /// 1.5 times the one before, so that each is ready before the audio before it has played out.
+    /// as long as all the text before them, so that each is ready before the audio before it has played
+    /// out while a second of speech takes at most half a second to make.
     public func chunks(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
         if priority == .firstAudio {
             let first = min(configuration.firstChunkCharacters, configuration.chunkCharacters)
-            return PieceRamp(firstLength: first, growth: 1.5, maxLength: configuration.chunkCharacters).split(text)
+            return PieceRamp(firstLength: first, growth: 1, maxLength: configuration.chunkCharacters).split(text)
                 .map { PythonStringRules.strip($0) }
                 .filter { !$0.isEmpty }
         }

@@ -31,10 +31,10 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
     /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
-    /// clauses up to 60 characters when it is longer, then pieces each at most 1.5 times the one before.
-    /// Kokoro on 2 cores makes a second of speech in about half a second, so each piece is ready
-    /// before the one before it has played out, with room for a busy machine.
-    static let streamingPieces = PieceRamp(firstLength: 60, growth: 1.5, maxLength: pieceLength)
+    /// clauses up to 60 characters when it is longer, then pieces each at most as long as all the text
+    /// before them, which keeps every piece in time while a second of speech takes at most half a second
+    /// to make (Kokoro alone on 2 cores took 0.3-0.4 s per second of speech: StreamingBench, README).
+    static let streamingPieces = PieceRamp(firstLength: 60, growth: 1, maxLength: pieceLength)
 
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,

@@ -36,8 +36,9 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// and 4,096 of them took one request to 1.33 GB where 4,096 characters of prose take 260 MB).
     static let maximumPhonemesPerCall = 1_000
     /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
-    /// clauses up to 60 characters when it is longer, then pieces each at most twice the one before
-    /// (Piper makes speech many times faster than it plays).
+    /// clauses up to 60 characters when it is longer, then pieces each at most twice as long as all the
+    /// text before them (in time while a second of speech takes at most a third of a second to make;
+    /// Piper takes about a tenth).
     static let streamingPieces = PieceRamp(firstLength: 60, growth: 2, maxLength: pieceLength)
 
     /// The session options a voice loads with unless told otherwise: the runtime's defaults without

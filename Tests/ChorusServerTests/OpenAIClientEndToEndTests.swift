@@ -74,9 +74,9 @@ import Testing
             #expect(wrongKey == .rejected(provider: "OpenAI speech", status: 401,
                                           message: APIError.unauthorized.message))
             let voice = await #expect(throws: CloudProviderError.self) {
-                _ = try await collect(provider(endpoint, model: "fake", voice: "alloy").stream(text: pieces(["Hi."])))
+                _ = try await collect(provider(endpoint, model: "fake", voice: "nobody").stream(text: pieces(["Hi."])))
             }
-            #expect(voice == .rejected(provider: "OpenAI speech", status: 400, message: "Unknown voice 'alloy' for fake. Available: plain."))
+            #expect(voice == .rejected(provider: "OpenAI speech", status: 400, message: "Unknown voice 'nobody' for fake. Available: plain."))
         }
     }
 
