@@ -174,8 +174,10 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
                 do {
                     // One after another: this call starts when the one before it has ended, and not
                     // at all when that one failed (its error is what the consumer gets).
-                    if let before { _ = try await before.output() }
-                    try Task.checkCancellation()
+                    if let before {
+                        _ = try await before.output()
+                        try Task.checkCancellation()
+                    }
                     call.finish(.success(try await run(input, alone)))
                 } catch {
                     call.finish(.failure(error))
