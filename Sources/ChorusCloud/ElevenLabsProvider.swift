@@ -37,6 +37,9 @@ public struct ElevenLabsProvider: TTSProvider {
 
     static let providerName = "ElevenLabs"
 
+    /// The largest reply taken, in one frame or several.
+    static let largestMessage = 16 << 20
+
     private static func run(
         _ configuration: ElevenLabsConfiguration, text: AsyncStream<String>, audio: @escaping @Sendable (Data) async throws -> Void
     ) async throws {
@@ -45,8 +48,11 @@ public struct ElevenLabsProvider: TTSProvider {
         headers[HTTPField.Name("xi-api-key")!] = configuration.apiKey.secret
         let finished = Locked(false)
         let settings = configuration.voiceSettings
+        // One reply carries a whole piece of audio as base64 (a second of 24 kHz PCM is 64 KB), far over the
+        // client's default frame limit of 16 KB, which would close the socket on the first long sentence.
         try await WebSocketClient.connect(
-            url: url, configuration: WebSocketClientConfiguration(additionalHeaders: headers), logger: silentLogger
+            url: url, configuration: WebSocketClientConfiguration(maxFrameSize: Self.largestMessage, additionalHeaders: headers),
+            logger: silentLogger
         ) { inbound, outbound, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -59,7 +65,7 @@ public struct ElevenLabsProvider: TTSProvider {
                     try await outbound.write(.text(encode(ElevenLabsMessage.Text(text: ""))))
                 }
                 defer { group.cancelAll() }
-                for try await message in inbound.messages(maxSize: 16 << 20) {
+                for try await message in inbound.messages(maxSize: Self.largestMessage) {
                     guard case .text(let json) = message else { continue }
                     let reply: ElevenLabsMessage.Reply
                     do {

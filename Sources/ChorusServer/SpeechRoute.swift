@@ -69,7 +69,7 @@ struct SpeechRoute: Sendable {
 extension SpeechRoute {
     /// The voice a request names: the installed voice one of OpenAI's names stands for on `engine`
     /// (`ServerConfiguration.openAIVoices`), else the id as given.
-    func voiceID(_ requested: String?, of engine: ServedEngine) async throws -> String? {
+    func voiceID(_ requested: String?, of engine: Engine) async throws -> String? {
         guard let requested, OpenAIVoiceMap.names.contains(where: { $0.name == requested.lowercased() }) else { return requested }
         let synthesizer = try await engines.loaded(engine)
         return configuration.openAIVoices.voice(for: requested, engine: engine.id, voices: synthesizer.voices)?.id ?? requested
