@@ -72,8 +72,7 @@ struct StreamInputRoute: Sendable {
                     // A failed engine takes no more text: the reading loop must not wait for room.
                     defer { pending.finish() }
                     while let sentence = await pending.next() {
-                        activity.startSpeaking()
-                        defer { activity.stopSpeaking() }
+                        defer { activity.spoken() }
                         var encoder = try AudioStreamEncoder(format: .pcm, engineRate: synthesizer.sampleRate, pcmRate: rate)
                         for try await chunk in synthesizer.stream(SynthesisRequest(text: sentence, voiceID: voice.id)) {
                             try await Self.send(try encoder.encode(chunk.samples), to: outbound)
@@ -81,6 +80,12 @@ struct StreamInputRoute: Sendable {
                         try await Self.send(try encoder.finish(), to: outbound)
                     }
                     try await outbound.write(.text(#"{"audio":null,"isFinal":true,"normalizedAlignment":null}"#))
+                }
+                // A sentence counts as speech from the moment it is queued: the timeout never ends a session
+                // whose last text has not been spoken yet, however late the speaking task gets to it.
+                @Sendable func queue(_ sentence: String) async {
+                    activity.queued()
+                    await pending.put(sentence)
                 }
                 var segmenter = SentenceSegmenter()
                 var ended = false
@@ -94,9 +99,9 @@ struct StreamInputRoute: Sendable {
                         ended = true
                         break
                     }
-                    for sentence in segmenter.append(text) { await pending.put(sentence) }
+                    for sentence in segmenter.append(text) { await queue(sentence) }
                     if fields["flush"] as? Bool == true {
-                        for sentence in segmenter.finish() { await pending.put(sentence) }
+                        for sentence in segmenter.finish() { await queue(sentence) }
                     }
                 }
                 guard ended else {
@@ -200,11 +205,13 @@ final class SessionActivity: Sendable {
         state.withLock { $0.since = .now }
     }
 
-    func startSpeaking() {
+    /// A sentence is waiting to be spoken, or being spoken.
+    func queued() {
         state.withLock { $0.speaking += 1 }
     }
 
-    func stopSpeaking() {
+    /// A queued sentence has been spoken (or failed).
+    func spoken() {
         state.withLock {
             $0.speaking -= 1
             $0.since = .now
