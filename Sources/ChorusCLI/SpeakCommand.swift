@@ -78,6 +78,7 @@ struct SpeakCommand: AsyncParsableCommand {
         // The file is heard only once it is all written: the whole text comes first. The engine serves
         // this request alone, so it makes only the sessions the request's calls use.
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed, priority: .wholeText)
+        try request.checkTextAndSpeed()  // text with nothing to say is refused before the engine loads
         let synthesizer = try await engineOptions.load(servingOnly: request)
         _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose, let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }

@@ -35,7 +35,7 @@ struct SpeechRequestBody: Decodable, Sendable {
         }
     }
 
-    /// The text to speak: present, not blank, and no longer than `limit` characters.
+    /// The text to speak: present, not blank, no longer than `limit` characters, and something an engine can say.
     func text(limit: Int) throws -> String {
         guard let input, !input.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.invalid("The input is empty; give some words to speak.", param: "input")
@@ -47,6 +47,13 @@ struct SpeechRequestBody: Decodable, Sendable {
             throw APIError.invalid(
                 "The input has \(length) characters, more than the \(limit) this server takes in one request; split it.",
                 param: "input", code: "input_too_long")
+        }
+        // The checks every engine makes (nothing speakable, a character of too many code points), made here too
+        // so such text is refused before an engine is queued or loaded.
+        do {
+            try SynthesisRequest(text: input).checkTextAndSpeed()
+        } catch {
+            throw APIError.from(speech: error)
         }
         return input
     }

@@ -6,7 +6,7 @@ import Hummingbird
 
 /// `POST /v1/audio/voices` clones a voice from an uploaded clip with any engine that clones (multipart:
 /// `audio`, `id`, `engine`, and `transcript` where the engine reads one; `language` and `replace` optional) and
-/// installs it; `DELETE /v1/audio/voices/{id}?engine=` removes an installed one. Both go through the engine's
+/// installs it; `DELETE /v1/audio/voices/{id}?engine=` (or `?model=`) removes an installed one. Both go through the engine's
 /// `VoiceCloning`, so ids follow `VoiceID`'s rule and voices are written as `VoiceStore` writes them.
 ///
 /// Statuses: 201 made; 400 a bad field (id, clip, transcript, engine that does not clone); 404 an unknown
@@ -50,7 +50,9 @@ struct VoiceRoutes: Sendable {
     func delete(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let raw = try context.parameters.require("id")
         let id = raw.removingPercentEncoding ?? raw
-        let engine = try cloningEngine(request.uri.queryParameters.get("engine")).engine
+        // `model` names the engine as well, as in the upload's form and OpenAI's requests.
+        let query = request.uri.queryParameters
+        let engine = try cloningEngine(query.get("engine") ?? query.get("model")).engine
         let cloner = try await engines.loaded(engine) as? any VoiceCloning
         let normalized = id.precomposedStringWithCanonicalMapping
         guard let cloner, cloner.voices.contains(where: { $0.id == normalized })

@@ -43,7 +43,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
         case .overloadedCharacter(let scalars, let limit):
             return "The text has a character made of \(scalars) code points (combining marks), more than the \(limit) any language needs; remove the marks."
         case .unknownVoice(let id, let engine, let available):
-            return "Unknown voice '\(id)' for \(engine). Available: \(available.joined(separator: ", "))."
+            return "Unknown voice '\(VoiceID.excerpt(of: id))' for \(engine). Available: \(available.joined(separator: ", "))."
         case .unusableVoice(let id, let engine, let problem):
             return "The \(engine) voice '\(id)' cannot be used: \(problem); add it again with `chorus voice add` or remove its folder."
         case .noVoices(let engine):
@@ -59,7 +59,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
         case .missingModelOutput(let path, let output, let outputs, let remedy):
             return "Model file \(path) has no output named \"\(output)\" (its outputs: \(outputs.joined(separator: ", "))). \(remedy)"
         case .nothingToSpeak(let text):
-            return "Nothing speakable in \"\(text.prefix(60))\"."
+            return "Nothing speakable in \"\(Self.shown(text.prefix(60)))\"."
         case .invalidSetting(let name, let value, let expected):
             return "\(name) is '\(value)'; set it to \(expected), or unset it for the default."
         case .invalidVoiceID(let id, let problem):
@@ -73,5 +73,14 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
         case .unusableClip(let problem):
             return "The clip cannot make a voice: \(problem)."
         }
+    }
+
+    /// `text` with control and invisible characters written as U+XXXX, so a message about them shows what was
+    /// sent instead of moving the cursor or showing nothing.
+    static func shown(_ text: Substring) -> String {
+        text.unicodeScalars.map { scalar in
+            scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.generalCategory == .control
+                ? "U+\(String(scalar.value, radix: 16, uppercase: true))" : String(scalar)
+        }.joined()
     }
 }

@@ -135,4 +135,65 @@ import Testing
             }
         }
     }
+
+    /// Issue 31, item 6: four uploads of one id at once make one voice and three conflicts (main at 53645ad
+    /// answered 1 x 201 and 3 x 500, its voice store's rename racing).
+    @Test func oneIDUploadedFourTimesAtOnceMakesOneVoice() async throws {
+        let (engine, folder) = try Self.engine(try Engine.named("neutts"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            async let first = Self.clone(client, engine: engine, id: "racer", seconds: 3)
+            async let second = Self.clone(client, engine: engine, id: "racer", seconds: 3)
+            async let third = Self.clone(client, engine: engine, id: "racer", seconds: 3)
+            async let fourth = Self.clone(client, engine: engine, id: "racer", seconds: 3)
+            let statuses = try await [first, second, third, fourth].map(\.status)
+            #expect(statuses.filter { $0 == .created }.count == 1, "\(statuses)")
+            #expect(statuses.filter { $0 == .conflict }.count == 3, "\(statuses)")
+            #expect(try engine.installedVoices().filter { $0.id == "racer" }.count == 1)
+        }
+    }
+
+    /// Issue 31, item 6: an id with letters outside ASCII (accented, full-width, Cyrillic) is a valid id and
+    /// can be deleted over HTTP percent-encoded, composed or decomposed, with `engine` or `model` naming the
+    /// engine (main at 53645ad did not percent-decode the path: 404).
+    @Test func aVoiceWithANonASCIIIdIsDeletedPercentEncoded() async throws {
+        let (engine, folder) = try Self.engine(try Engine.named("neutts"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        let ids = [("caf\u{E9}", "caf%C3%A9"), ("\u{FF4D}\u{FF49}\u{FF4E}\u{FF45}", "%EF%BD%8D%EF%BD%89%EF%BD%8E%EF%BD%85"),
+                   ("\u{430}dmin", "%D0%B0dmin"), ("cafe\u{301}-2", "cafe%CC%81-2")]
+        try await server.makeApplication().test(.router) { client in
+            for (index, (id, encoded)) in ids.enumerated() {
+                let made = try await Self.clone(client, engine: engine, id: id, seconds: 3)
+                #expect(made.status == .created, "\(id): \(String(buffer: made.body))")
+                let query = index.isMultiple(of: 2) ? "engine=neutts" : "model=neutts"
+                let deleted = try await client.execute(uri: "/v1/audio/voices/\(encoded)?\(query)", method: .delete)
+                #expect(deleted.status == .noContent, "\(id): \(String(buffer: deleted.body))")
+            }
+            #expect(try engine.installedVoices().isEmpty)
+        }
+    }
+
+    /// Issue 31, item 9: text of control characters only is refused with a 400 naming them before the engine is
+    /// queued or loaded (its graphs here are not ONNX models: loading them would answer 500).
+    @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
+    func textWithNothingToSayIsRefusedBeforeTheEngineLoads(_ id: String) async throws {
+        let (engine, folder) = try Self.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".onnx") {
+            try Data("not an ONNX model".utf8).write(to: folder.appendingPathComponent(file))
+        }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            for input in ["\u{1}\u{2}\u{7}\u{1B}\u{7F}", "a" + String(repeating: "\u{301}", count: 1_000)] {
+                let response = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                        body: jsonBody(["model": id, "input": input]))
+                #expect(response.status == .badRequest, "\(String(buffer: response.body))")
+                let message = String(buffer: response.body)
+                #expect(message.contains("Nothing speakable in \\\"U+1U+2U+7U+1BU+7F\\\"") || message.contains("1001 code points"), "\(message)")
+            }
+        }
+    }
 }
+

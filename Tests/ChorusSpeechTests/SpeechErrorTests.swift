@@ -15,6 +15,9 @@ import Testing
             (.invalidModelFile(path: "/m/voice.onnx.json", reason: "espeak.voice is missing"),
              "Model file /m/voice.onnx.json is invalid: espeak.voice is missing."),
             (.nothingToSpeak("§§§"), "Nothing speakable in \"§§§\"."),
+            // Control and invisible characters are named, not sent to the terminal.
+            (.nothingToSpeak("\u{1}\u{7}\u{1B}[2J\u{202E}"), "Nothing speakable in \"U+1U+7U+1B[2JU+202E\"."),
+            (.unknownVoice("a\nb", engine: "neutts", available: []), "Unknown voice 'aU+Ab' for neutts. Available: ."),
         ]
         for (error, text) in cases {
             #expect(error.description == text)
