@@ -115,58 +115,19 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// `parallelism.inFlight` calls run at once ahead of the consumer (see `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        let utterance = Utterance(engine: self, request: request)
-        return AsyncThrowingStream { try await utterance.next() }
+        PieceByPieceSpeech.stream(
+            request, of: self, parallelism: parallelism, pieces: Self.pieces(of:priority:),
+            calls: { [self] piece in try modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) } },
+            // Calls after the first will run side by side: their session is made meanwhile.
+            severalCalls: sessions.prepareShared,
+            speak: { [self] call, voice, alone in try await speak(ids: call.ids, voice: voice.id, speed: request.speed, alone: alone) },
+            audio: { [sampleRate] in AudioChunk(samples: $0.output, sampleRate: sampleRate, text: $0.input.piece) })
     }
 
     /// One model call's input: an id sequence, and the piece of text it is in.
     struct Call: Sendable {
         var ids: [Int64]
         var piece: String
-    }
-
-    /// Where one `stream` is: its calls, phonemized a piece of text at a time as they are needed.
-    ///
-    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
-    /// consumer, one call at a time, so its state is never touched concurrently.
-    private final class Utterance: @unchecked Sendable {
-        private let engine: KokoroSynthesizer
-        private let request: SynthesisRequest
-        private var calls: ParallelPieces<Call, [Float]>?
-        private var spoke = false
-
-        init(engine: KokoroSynthesizer, request: SynthesisRequest) {
-            self.engine = engine
-            self.request = request
-        }
-
-        func next() async throws -> AudioChunk? {
-            let calls = try self.calls ?? start()
-            guard let call = try await calls.next() else {
-                if !spoke { throw SpeechError.nothingToSpeak(request.text) }
-                return nil
-            }
-            spoke = true
-            return AudioChunk(samples: call.output, sampleRate: engine.sampleRate, text: call.input.piece)
-        }
-
-        /// Checks the request, cuts its text into pieces and lines up their calls.
-        private func start() throws -> ParallelPieces<Call, [Float]> {
-            try request.checkTextAndSpeed()
-            let voice = try engine.voice(request.voice).id
-            let engine = engine
-            let speed = request.speed
-            let calls = ParallelPieces<Call, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: KokoroSynthesizer.pieces(of: request.text, priority: request.priority),
-                inputs: { piece in try engine.modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) } },
-                // Calls after the first will run side by side: their session is made meanwhile.
-                severalCalls: engine.sessions.prepareShared
-            ) { call, alone in
-                try await engine.speak(ids: call.ids, voice: voice, speed: speed, alone: alone)
-            }
-            self.calls = calls
-            return calls
-        }
     }
 
     /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id
@@ -179,10 +140,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
     /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
     static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
-        switch priority {
-        case .wholeText: SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
-        case .firstAudio: streamingPieces.split(text)
-        }
+        streamingPieces.pieces(of: text, heardAsMade: priority == .firstAudio)
     }
 
     /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.

@@ -118,8 +118,23 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// `parallelism.inFlight` sentences run at once ahead of the consumer (see `ParallelPieces`).
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        let utterance = Utterance(engine: self, request: request)
-        return AsyncThrowingStream { try await utterance.next() }
+        let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
+        return PieceByPieceSpeech.stream(
+            request, of: self, parallelism: parallelism, pieces: Self.pieces(of:priority:),
+            calls: { [self] piece in
+                let calls = try modelInputs(forPiece: piece)
+                let cutAtClause = !PieceRamp.endsSentence(piece)
+                return calls.indices.map { Sentence(ids: calls[$0], piece: piece, endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
+            },
+            // Calls after the first will run side by side: their session is made meanwhile.
+            severalCalls: sessions.prepareShared,
+            speak: { [self] sentence, _, alone in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
+            audio: { [sampleRate] sentence in
+                // Silence goes between sentences, so only when another one follows.
+                let pause = !sentence.isLast && sentence.input.endsSentence
+                return AudioChunk(samples: pause ? sentence.output + silence : sentence.output, sampleRate: sampleRate,
+                                  text: sentence.input.piece)
+            })
     }
 
     /// One model call's input: a sentence's framed ids, and the piece of text it is in.
@@ -128,63 +143,6 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         var piece: String
         /// Whether a sentence ends here, and not only a piece cut at a clause (the first of a stream).
         var endsSentence = true
-    }
-
-    /// Where one `stream` is: its sentences' calls, phonemized a piece at a time as they are needed.
-    ///
-    /// `@unchecked Sendable` because `AsyncThrowingStream(unfolding:)` calls `next` from one
-    /// consumer, one call at a time, so its state is never touched concurrently.
-    private final class Utterance: @unchecked Sendable {
-        private let engine: PiperSynthesizer
-        private let request: SynthesisRequest
-        private var calls: ParallelPieces<Sentence, [Float]>?
-        private var spoke = false
-
-        init(engine: PiperSynthesizer, request: SynthesisRequest) {
-            self.engine = engine
-            self.request = request
-        }
-
-        func next() async throws -> AudioChunk? {
-            let calls = try self.calls ?? start()
-            guard let sentence = try await calls.next() else {
-                if !spoke { throw SpeechError.nothingToSpeak(request.text) }
-                return nil
-            }
-            spoke = true
-            var samples = sentence.output
-            // Silence goes between sentences, so only when another one follows.
-            if !sentence.isLast, sentence.input.endsSentence {
-                samples += [Float](repeating: 0, count: Int(engine.sentenceSilence * Double(engine.sampleRate)))
-            }
-            return AudioChunk(samples: samples, sampleRate: engine.sampleRate, text: sentence.input.piece)
-        }
-
-        /// Checks the request and lines up its sentences' calls.
-        private func start() throws -> ParallelPieces<Sentence, [Float]> {
-            try engine.validate(request)
-            let engine = engine
-            let speed = request.speed
-            let calls = ParallelPieces<Sentence, [Float]>(
-                parallelism: engine.parallelism, priority: request.priority, pieces: PiperSynthesizer.pieces(of: request.text, priority: request.priority),
-                inputs: { piece in
-                    let calls = try engine.modelInputs(forPiece: piece)
-                    let cutAtClause = !PieceRamp.endsSentence(piece)
-                    return calls.indices.map { Sentence(ids: calls[$0], piece: piece, endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
-                },
-                // Calls after the first will run side by side: their session is made meanwhile.
-                severalCalls: engine.sessions.prepareShared
-            ) { sentence, alone in
-                try await engine.speak(ids: sentence.ids, speed: speed, alone: alone)
-            }
-            self.calls = calls
-            return calls
-        }
-    }
-
-    private func validate(_ request: SynthesisRequest) throws {
-        try request.checkTextAndSpeed()
-        _ = try voice(request.voice)
     }
 
     /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per
@@ -197,10 +155,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
     /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
     static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
-        switch priority {
-        case .wholeText: SentenceChunker(maxLength: pieceLength, packsSentences: true).split(text)
-        case .firstAudio: streamingPieces.split(text)
-        }
+        streamingPieces.pieces(of: text, heardAsMade: priority == .firstAudio)
     }
 
     /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.

@@ -8,9 +8,11 @@ import ChorusSpeech
 /// Text of many sentences, long enough for several Kokoro pieces (300 characters each) too.
 private let manySentences = (1...14).map { "Sentence number \($0) is here, and it says a few more words." }.joined(separator: " ")
 
+/// The chunks of `text` as a whole file asks for them: a streamed request runs its pieces one after
+/// another whatever the parallelism, so only the whole text's pieces run side by side.
 private func chunks(of engine: any SpeechSynthesizer, _ text: String) async throws -> [AudioChunk] {
     var chunks: [AudioChunk] = []
-    for try await chunk in engine.stream(SynthesisRequest(text: text)) { chunks.append(chunk) }
+    for try await chunk in engine.stream(SynthesisRequest(text: text, priority: .wholeText)) { chunks.append(chunk) }
     return chunks
 }
 
