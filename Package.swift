@@ -117,9 +117,9 @@ let package = Package(
         .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
         // Playback and providers.
-        .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", alsaOnLinux]),
+        .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusText", alsaOnLinux]),
         .target(name: "ChorusTesting", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusStreaming"]),
-        .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+        .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusText", logging, nioCore, httpTypes, httpClient, webSocketClient]),
         .target(name: "ChorusGoogle", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
         .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, crypto, zip]),
 
@@ -128,7 +128,7 @@ let package = Package(
         .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
+        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusText", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
         .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusAudioCodecs", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
@@ -143,7 +143,7 @@ let package = Package(
         .executableTarget(name: "NeuTTSBench", dependencies: ["BenchSupport", "ChorusNeuTTS", "ChorusONNX", "ChorusSpeech", "ChorusText"], path: "bench/NeuTTSBench"),
         .executableTarget(name: "ChatterboxBench", dependencies: ["BenchSupport", "ChorusChatterbox", "ChorusGeneration", "ChorusONNX", "ChorusSpeech"], path: "bench/ChatterboxBench"),
         .executableTarget(name: "ExecutorBench", dependencies: ["ChorusONNX", "ChorusPiper", "ChorusSpeech"], path: "bench/ExecutorBench"),
-        .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech"], path: "bench/StreamingBench"),
+        .executableTarget(name: "StreamingBench", dependencies: ["ChorusStreaming", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusText"], path: "bench/StreamingBench"),
         .executableTarget(name: "FuzzBench", dependencies: ["ChorusAudio", "ChorusDSP", "ChorusText", "ChorusCosyVoice"], path: "bench/FuzzBench"),
 
         // Tests, one target per module.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ChorusStreaming
+import ChorusText
 
 /// Speech from an OpenAI-style `POST /v1/audio/speech` with `response_format: "pcm"`, whose body is
 /// raw signed 16-bit mono at 24 kHz, streamed as it is made.

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import ChorusText
 
 /// ElevenLabs' stream-input WebSocket, `/v1/text-to-speech/{voice}/stream-input?model_id=&output_format=pcm_{rate}`,
 /// so a client written for that service speaks with a local engine while its text is still being written.

@@ -1,8 +1,9 @@
 import Foundation
 import ChorusSpeech
+import ChorusText
 
 /// A `TTSProvider` over any local engine: speaks each sentence as soon as its text is complete,
-/// the first one in two pieces when it is long (see `SentenceSegmenter.FirstPiece`).
+/// the first one in two pieces when it is long (see `SentenceSegmenter.firstPieceLength`).
 ///
 /// Synthesis is pulled: the next sentence is synthesised only when the pipeline asks for more
 /// audio, so the pipeline's backpressure also pauses the engine. An engine that runs pieces side by
@@ -19,18 +20,20 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public var speed: Float
     /// The longest text handed to the engine at once, in characters.
     public var maximumSentenceLength: Int
-    /// How a long first sentence is cut short so that speech starts sooner; nil speaks it whole.
-    public var firstPiece: SentenceSegmenter.FirstPiece?
+    /// The longest first piece, in characters, when the first sentence is longer: a long first sentence
+    /// is cut short there (at a clause, else before a joining word) so that speech starts sooner, as
+    /// `PieceRamp` cuts an engine's first piece; nil speaks it whole.
+    public var firstPieceLength: Int?
 
     public init(
         synthesizer: Synthesizer, voice: VoiceReference? = nil, speed: Float = 1, maximumSentenceLength: Int = 300,
-        firstPiece: SentenceSegmenter.FirstPiece? = SentenceSegmenter.FirstPiece()
+        firstPieceLength: Int? = 60
     ) {
         self.synthesizer = synthesizer
         self.voice = voice
         self.speed = speed
         self.maximumSentenceLength = maximumSentenceLength
-        self.firstPiece = firstPiece
+        self.firstPieceLength = firstPieceLength
     }
 
     public var outputFormat: AudioFormat {
@@ -40,7 +43,7 @@ public struct SynthesizerProvider<Synthesizer: SpeechSynthesizer>: TTSProvider {
     public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
         let synthesis = SentenceSynthesis(
             synthesizer: synthesizer, voice: voice, speed: speed,
-            text: text, segmenter: SentenceSegmenter(maximumLength: maximumSentenceLength, firstPiece: firstPiece))
+            text: text, segmenter: SentenceSegmenter(maximumLength: maximumSentenceLength, firstPieceLength: firstPieceLength))
         return AsyncThrowingStream { try await synthesis.nextAudio() }
     }
 }

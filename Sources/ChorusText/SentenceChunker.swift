@@ -129,21 +129,28 @@ enum BreakLevel: Int, Comparable, Sendable {
 }
 
 /// Finds where pieces may start: `levels[i]` is the strongest break before character `i`.
+///
+/// With `textContinues`, the characters are the start of a text still arriving (`SentenceSegmenter`):
+/// a mark at the very end is not yet known to stand alone (it may be `3.` of `3.14`), so it makes no
+/// break, while whitespace after a mark, or a line break, already proves one, which is then kept at the
+/// end too (`levels[characters.count]`).
 struct BreakFinder {
     private(set) var levels: [BreakLevel?]
     private let characters: [Character]
+    private let textContinues: Bool
 
-    init(_ characters: [Character]) {
+    init(_ characters: [Character], textContinues: Bool = false) {
         self.characters = characters
+        self.textContinues = textContinues
         self.levels = Array(repeating: nil, count: characters.count + 1)
         findPunctuationBreaks()
         findWhitespaceAndCJKBreaks()
         levels[0] = nil
-        levels[characters.count] = nil
+        if !textContinues { levels[characters.count] = nil }
     }
 
     private mutating func mark(_ offset: Int, _ level: BreakLevel) {
-        guard offset > 0, offset < characters.count else { return }
+        guard offset > 0, offset < characters.count || (textContinues && offset == characters.count) else { return }
         if let existing = levels[offset], existing <= level { return }
         levels[offset] = level
     }
@@ -180,6 +187,11 @@ struct BreakFinder {
             }
             let before = i > 0 ? characters[i - 1] : nil
             let after = end < characters.count ? characters[end] : nil
+            // At the end of a text still arriving, what follows the mark is not known yet.
+            if after == nil, textContinues, !wide {
+                i = end
+                continue
+            }
             let standsAlone = wide || after == nil || after!.isWhitespace
                 || (after.map(Self.isCJK) ?? false) || (before.map(Self.isCJK) ?? false)
             // Between digits a mark is part of a number (`３．１４`, `１，０００`), even a full-width one.

@@ -13,6 +13,7 @@ import ChorusKokoro
 import ChorusPiper
 import ChorusSpeech
 import ChorusStreaming
+import ChorusText
 
 enum BenchError: Error { case usage(String) }
 
