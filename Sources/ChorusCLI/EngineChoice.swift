@@ -42,8 +42,10 @@ struct EngineChoice: ExpressibleByArgument, Equatable, CustomStringConvertible {
 
 /// The options that pick and load an engine, shared by the commands that speak.
 struct EngineOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The engine: \(EngineChoice.allValueStrings.joined(separator: ", ")).", valueName: "engine"))
-    var engine: EngineChoice = .first
+    @Option(help: ArgumentHelp("The engine: \(EngineChoice.allValueStrings.joined(separator: ", ")). Left out, the text's "
+                               + "language picks an installed voice that speaks it natively (see -v), else \(EngineChoice.first.id).",
+                               valueName: "engine"))
+    var engine: EngineChoice?
 
     @Option(help: ArgumentHelp(EngineOptions.modelHelp, valueName: "path"))
     var model: String?
@@ -66,11 +68,37 @@ struct EngineOptions: ParsableArguments {
         """))
     var crossLingual = false
 
-    /// The engine; with `servingOnly`, loaded for that request alone (see `Engine.load(from:language:servingOnly:)`).
-    func load(servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
+    /// The engine and voice that speak `text` (nil: read as it arrives), and why. `--engine` wins; without
+    /// it, `--model` is the default engine's and `--language` is read by an engine that selects one (the
+    /// one with the voice named, else the first); else `VoiceChoice` picks by the voice named or the text's
+    /// language.
+    func choice(for text: String?, voice: String?) -> VoiceChoice {
+        if let engine {
+            return VoiceChoice(engine: engine.engine, voice: nil, reason: "--engine \(engine.id)")
+        }
+        if model != nil {
+            return VoiceChoice(engine: EngineChoice.first.engine, voice: nil,
+                               reason: "--model without --engine is read by the default engine, \(EngineChoice.first.id)")
+        }
+        let selecting = Engine.all.filter { $0.capabilities.contains(.languageSelection) }
+        if let language, let first = selecting.first {
+            if let voice { return VoiceChoice.choose(for: nil, voice: voice, among: selecting) }
+            return VoiceChoice(engine: first, voice: nil,
+                               reason: "--language \(language) is read by \(first.id), the first engine that selects a language")
+        }
+        return VoiceChoice.choose(for: text, voice: voice)
+    }
+
+    /// The engine `choice` names; with `servingOnly`, loaded for that request alone (see
+    /// `Engine.load(from:language:servingOnly:)`). An engine chosen by the text's language that selects a
+    /// language reads the text in it (Kokoro chosen for Japanese reads with espeak-ng's Japanese).
+    func load(_ choice: VoiceChoice, servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
+        let engine = EngineChoice(choice.engine)
         if crossLingual, engine.id != Engine.cosyvoice.id {
             throw ValidationError("--cross-lingual applies to CosyVoice; add --engine cosyvoice or leave it out.")
         }
+        let language = self.language ?? (self.engine == nil && engine.engine.capabilities.contains(.languageSelection)
+                                            ? choice.espeakLanguage : nil)
         let synthesizer = try await engine.load(model: model, language: language, servingOnly: request)
         guard crossLingual, let cosyVoice = synthesizer as? CosyVoiceSynthesizer else { return synthesizer }
         return cosyVoice.speaking(in: .crossLingual)

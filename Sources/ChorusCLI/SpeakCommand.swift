@@ -14,7 +14,8 @@ struct SpeakCommand: AsyncParsableCommand {
         abstract: "Speak text into an audio file (WAV, MP3, FLAC or raw PCM).",
         discussion: """
             Examples:
-              chorus speak "Hello there." -o hello.wav
+              chorus speak "Hello there." -o hello.wav       (an English voice: -v says which and why)
+              chorus speak "こんにちは。" -o konnichiwa.wav     (a Japanese voice)
               chorus speak --engine piper --file story.txt -o story.mp3
               echo "Hi." | chorus speak -o hi.wav
               chorus speak --language fr "Bonjour à tous." -o bonjour.wav
@@ -29,7 +30,7 @@ struct SpeakCommand: AsyncParsableCommand {
 
     @OptionGroup var engineOptions: EngineOptions
 
-    @Option(help: "A voice of the engine (see `chorus voices`); the engine's default when left out.")
+    @Option(help: "A voice of the engine (see `chorus voices`); without --engine, the engine that has it speaks. Left out: the voice chosen for the text's language, else the engine's default.")
     var voice: String?
 
     @Option(help: "Speaking rate from 0.5 to 2 (1 is the voice's natural pace).")
@@ -62,9 +63,6 @@ struct SpeakCommand: AsyncParsableCommand {
         // Standard output takes the audio as it is made (a WAV stream with open-ended sizes, or raw PCM with
         // --format pcm), as with --stream; a whole file cannot be staged and renamed there.
         if streaming.stream || streaming.provider != nil || output == "-" {
-            if streaming.provider == nil, !engineOptions.engine.engine.capabilities.contains(.streaming) {
-                throw ValidationError("The \(engineOptions.engine.id) engine makes a text's audio all at once; leave --stream out and write a file with -o.")
-            }
             return try await StreamingSpeech(options: streaming, input: input, output: output, encoding: encoding, engine: engineOptions,
                                              voice: voice, speed: speed, sampleFormat: sampleFormat, verbose: verbose,
                                              outputPolicy: outputPolicy).run()
@@ -77,11 +75,16 @@ struct SpeakCommand: AsyncParsableCommand {
 
         // The file is heard only once it is all written: the whole text comes first. The engine serves
         // this request alone, so it makes only the sessions the request's calls use.
+        let choice = engineOptions.choice(for: text, voice: voice)
+        let voice = self.voice ?? choice.voice?.id
         let request = SynthesisRequest(text: text, voiceID: voice, speed: speed, priority: .wholeText)
         try request.checkTextAndSpeed()  // text with nothing to say is refused before the engine loads
-        let synthesizer = try await engineOptions.load(servingOnly: request)
-        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
-        if verbose, let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
+        let synthesizer = try await engineOptions.load(choice, servingOnly: request)
+        let spoken = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        if verbose {
+            Self.status(Self.choiceNote(choice, voice: spoken) + "\n")
+            if let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
+        }
 
         let started = Date()
         let reportsProgress = verbose || text.count > 200
@@ -128,6 +131,11 @@ struct SpeakCommand: AsyncParsableCommand {
             throw ValidationError("Cannot write \(url.path): folder \(folder) is not writable.")
         }
         _ = try OutputTarget.inspect(url, policy: policy)
+    }
+
+    /// What `-v` says about which engine and voice speak, and why ("kokoro/jf_alpha: the text is Japanese ...").
+    static func choiceNote(_ choice: VoiceChoice, voice: Voice) -> String {
+        "voice: \(choice.engine.id)/\(voice.id) (\(voice.language)): \(choice.reason)"
     }
 
     /// What `-v` says about how the engine reads text: CosyVoice's text normalisation, NeuTTS's espeak-ng.

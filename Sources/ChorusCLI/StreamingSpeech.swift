@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ChorusAudioCodecs
+import ChorusEngines
 import ChorusModels
 import ChorusSpeech
 import ChorusStreaming
@@ -55,7 +56,7 @@ struct StreamingSpeech {
     func run() async throws {
         // Text given whole is checked before any model work or output.
         let wholeText = readsStandardInputIncrementally ? nil : try input.read()
-        let provider = try await makeProvider()
+        let provider = try await makeProvider(text: wholeText)
         let sink = try makeSink()
         let controller = StreamingTTSController(provider: provider, sink: sink)
         let started = ContinuousClock.now
@@ -90,14 +91,24 @@ struct StreamingSpeech {
     }
 
     /// The cloud service's provider when one is chosen, else the local engine's.
-    private func makeProvider() async throws -> any TTSProvider {
+    /// `text` is the whole text when it is known before speaking (not read as it arrives): its language
+    /// picks the engine when none is named.
+    private func makeProvider(text: String?) async throws -> any TTSProvider {
         if let cloud = options.provider {
             return try cloud.provider(voice: voice, model: engine.model, speed: speed, baseURL: options.baseURL)
         }
         if options.baseURL != nil { throw ValidationError("--base-url applies to --provider; add one or leave it out.") }
-        let synthesizer = try await engine.load()
-        if verbose, let note = SpeakCommand.engineNote(synthesizer) { SpeakCommand.status(note + "\n") }
-        _ = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        let choice = engine.choice(for: text, voice: voice)
+        guard choice.engine.capabilities.contains(.streaming) else {
+            throw ValidationError("The \(choice.engine.id) engine makes a text's audio all at once; leave --stream out and write a file with -o.")
+        }
+        let voice = self.voice ?? choice.voice?.id
+        let synthesizer = try await engine.load(choice)
+        let spoken = try synthesizer.voice(voice)  // an unknown voice fails before any work
+        if verbose {
+            SpeakCommand.status(SpeakCommand.choiceNote(choice, voice: spoken) + "\n")
+            if let note = SpeakCommand.engineNote(synthesizer) { SpeakCommand.status(note + "\n") }
+        }
         return synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed)
     }
 

@@ -17,7 +17,8 @@ extension Engine {
         defaultModel: { ModelStore.current.folder(for: KokoroSynthesizer.manifest) },
         installedVoices: { model in
             try model.map { try KokoroSynthesizer.installedVoices(files: .init(folder: $0)) } ?? KokoroSynthesizer.installedVoices()
-        }
+        },
+        voicesDeclareLanguage: true  // a voice name's first letter: a/b English, j Japanese, z Chinese, ...
     ) { options in
         let folder = options.model ?? ModelStore.current.folder(for: KokoroSynthesizer.manifest)
         let parallelism = try options.servingOnly.map(KokoroSynthesizer.parallelism(servingOnly:))
@@ -34,7 +35,8 @@ extension Engine {
         modelVariant: { try PiperSynthesizer.manifest(voice: $0) },
         modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
         defaultModel: { PiperSynthesizer.defaultModel() },
-        installedVoices: { model in try PiperSynthesizer.installedVoices(modelPath: model) }
+        installedVoices: { model in try PiperSynthesizer.installedVoices(modelPath: model) },
+        voicesDeclareLanguage: true  // the voice config's `language.code`
     ) { options in
         let parallelism = try options.servingOnly.map(PiperSynthesizer.parallelism(servingOnly:))
         return try await InferenceExecutor.shared.run {

@@ -80,6 +80,11 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     let modelVariant: (@Sendable (String) throws -> ModelManifest)?
     /// What `load(from:)` accepts, in a few words ("a Kokoro model folder").
     public let modelDescription: String
+    /// Whether each installed voice's `language` is the language it speaks natively, known from the model
+    /// itself (Piper's voice config, Kokoro's voice names), so `VoiceChoice` may pick the engine for a text in
+    /// that language. False for engines whose voices are clones: their language is the clip's, as given or
+    /// guessed, and they are never chosen by language.
+    public let voicesDeclareLanguage: Bool
     private let defaultModelLocation: @Sendable () -> URL
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private let unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice]
@@ -93,6 +98,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     ///   - defaultModel: where its default model is (a folder or a file, as `load` reads it).
     ///   - installedVoices: its voices for a model (the default when nil), read from disk without loading.
     ///   - unusableVoices: its voices on disk that cannot be used, with why.
+    ///   - voicesDeclareLanguage: its voices' `language` is what they speak natively (see the property).
     ///   - load: the engine loaded. Making sessions blocks: run it on the inference executor
     ///     (`InferenceExecutor.shared.run`), as the built-in engines do, so no shared concurrency thread waits.
     public init(id: String, name: String, sampleRate: Int, capabilities: Capabilities, cloning: Cloning? = nil,
@@ -100,6 +106,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                 modelDescription: String, defaultModel: @escaping @Sendable () -> URL,
                 installedVoices: @escaping @Sendable (URL?) throws -> [Voice],
                 unusableVoices: @escaping @Sendable (URL?) -> [UnusableVoice] = { _ in [] },
+                voicesDeclareLanguage: Bool = false,
                 load: @escaping @Sendable (LoadOptions) async throws -> any SpeechSynthesizer) {
         precondition(!models.isEmpty, "an engine has at least its default model")
         self.id = id.lowercased()
@@ -110,6 +117,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         self.models = models
         self.modelVariant = modelVariant
         self.modelDescription = modelDescription
+        self.voicesDeclareLanguage = voicesDeclareLanguage
         defaultModelLocation = defaultModel
         voiceLister = installedVoices
         unusableVoiceLister = unusableVoices
@@ -161,6 +169,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                       defaultModel: { model },
                       installedVoices: { try voiceLister($0 ?? model) },
                       unusableVoices: { unusableVoiceLister($0 ?? model) },
+                      voicesDeclareLanguage: voicesDeclareLanguage,
                       load: { options in
                           var options = options
                           options.model = options.model ?? model

@@ -2,7 +2,9 @@ import ChorusEngines
 import ChorusSpeech
 
 /// The engines, each loaded once on first use; concurrent first requests share one load, and a load
-/// that failed (a model not installed yet) is tried again by the next request.
+/// that failed (a model not installed yet) is tried again by the next request. An engine that selects a
+/// language (Kokoro) is loaded once more for each language a text chosen by its language is read in
+/// (`VoiceChoice.espeakLanguage`: Japanese text read with espeak-ng's Japanese, not its default English).
 actor EngineCache {
     let engines: [Engine]
     private var loads: [String: Task<any SpeechSynthesizer, any Error>] = [:]
@@ -17,34 +19,41 @@ actor EngineCache {
         engines.first { $0.id == id.lowercased() }
     }
 
-    /// The loaded synthesizer of `engine`.
-    func synthesizer(for engine: Engine) async throws -> any SpeechSynthesizer {
+    /// The loaded synthesizer of `engine`, reading text in `language` (the engine's default when nil).
+    func synthesizer(for engine: Engine, language: String? = nil) async throws -> any SpeechSynthesizer {
+        let key = Self.key(engine, language)
         let load: Task<any SpeechSynthesizer, any Error>
-        if let running = loads[engine.id] {
+        if let running = loads[key] {
             load = running
         } else {
-            load = Task { try await engine.load() }  // each engine is loaded once, for every request
-            loads[engine.id] = load
+            // each engine is loaded once per language, for every request
+            load = Task { try await engine.load(from: nil, language: language) }
+            loads[key] = load
         }
         do {
             let synthesizer = try await load.value
             loaded.insert(engine.id)
             return synthesizer
         } catch {
-            if loads[engine.id] == load { loads[engine.id] = nil }
+            if loads[key] == load { loads[key] = nil }
             throw error
         }
+    }
+
+    /// Where the load of `engine` reading `language` is kept.
+    private static func key(_ engine: Engine, _ language: String?) -> String {
+        language.map { "\(engine.id) \($0)" } ?? engine.id
     }
 
     /// `engine` loaded again when the voice `id` was not among its voices at load time but is on disk
     /// now (another server sharing the model folder cloned it); nil when it is not on disk either.
     /// Requests already running keep the synthesizer they have; concurrent callers share one reload.
-    func reloaded(_ engine: Engine, toFind id: String) async throws -> (any SpeechSynthesizer)? {
-        let current = try await synthesizer(for: engine)
+    func reloaded(_ engine: Engine, language: String? = nil, toFind id: String) async throws -> (any SpeechSynthesizer)? {
+        let current = try await synthesizer(for: engine, language: language)
         if current.voices.contains(where: { $0.id == id }) { return current }
         guard let onDisk = try? engine.installedVoices(), onDisk.contains(where: { $0.id == id }) else { return nil }
-        loads[engine.id] = nil
-        return try await synthesizer(for: engine)
+        loads[Self.key(engine, language)] = nil
+        return try await synthesizer(for: engine, language: language)
     }
 
     /// The ids of the engines loaded so far (for /health; loads nothing).
@@ -66,16 +75,28 @@ extension EngineCache {
         return engine
     }
 
+    /// The engine and voice for a speech request, and why: the engine its `model` names; for no model or
+    /// one of OpenAI's, `VoiceChoice` by the voice it names (an OpenAI voice name names none: it is mapped
+    /// once the engine is chosen) and the text's language. A 404 for a model that is not served.
+    nonisolated func choose(model: String?, voice: String?, text: String) throws -> VoiceChoice {
+        let engine = try resolve(model: model)
+        if let model, !model.isEmpty, !SpeechRequestBody.openAIModelNames.contains(model.lowercased()) {
+            return VoiceChoice(engine: engine, voice: nil, reason: "the request's model is \(engine.id)")
+        }
+        let named = voice.flatMap { voice in OpenAIVoiceMap.names.contains { $0.name == voice.lowercased() } ? nil : voice }
+        return VoiceChoice.choose(for: text, voice: named, among: engines)
+    }
+
     /// The loaded `engine` and its voice `id` (the default when nil), as the API shows a failure. A voice
     /// it did not have when it loaded but that is on disk now (cloned through another server sharing the
     /// model folder) is found by loading the engine again.
-    func loaded(_ engine: Engine, voice id: String?) async throws -> (any SpeechSynthesizer, Voice) {
-        let synthesizer = try await loaded(engine)
+    func loaded(_ engine: Engine, language: String? = nil, voice id: String?) async throws -> (any SpeechSynthesizer, Voice) {
+        let synthesizer = try await loaded(engine, language: language)
         do {
             return (synthesizer, try synthesizer.voice(id))
         } catch SpeechError.unknownVoice(let id, let engineName, let available) {
             do {
-                guard let fresh = try await reloaded(engine, toFind: id) else {
+                guard let fresh = try await reloaded(engine, language: language, toFind: id) else {
                     throw SpeechError.unknownVoice(id, engine: engineName, available: available)
                 }
                 return (fresh, try fresh.voice(id))
@@ -87,11 +108,11 @@ extension EngineCache {
         }
     }
 
-    /// `synthesizer(for:)` with a load failure as the API shows it (a model not installed is a 404
+    /// `synthesizer(for:language:)` with a load failure as the API shows it (a model not installed is a 404
     /// that says how to install it).
-    func loaded(_ engine: Engine) async throws -> any SpeechSynthesizer {
+    func loaded(_ engine: Engine, language: String? = nil) async throws -> any SpeechSynthesizer {
         do {
-            return try await synthesizer(for: engine)
+            return try await synthesizer(for: engine, language: language)
         } catch {
             throw APIError.from(speech: error)
         }

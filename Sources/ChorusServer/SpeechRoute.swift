@@ -25,9 +25,11 @@ struct SpeechRoute: Sendable {
         let speed = try body.checkedSpeed()
         let format = try AudioResponseFormat.parse(body.responseFormat)
         let streamFormat = try body.checkedStreamFormat()
-        let engine = try engines.resolve(model: body.model)
+        let choice = try engines.choose(model: body.model, voice: body.voice, text: text)
+        let engine = choice.engine
         let ticket = try queue.admit(engine.id)
-        let (synthesizer, voice) = try await engines.loaded(engine, voice: try await voiceID(body.voice, of: engine))
+        let (id, reason) = try await voiceID(body.voice, of: choice)
+        let (synthesizer, voice) = try await engines.loaded(engine, language: Self.readingLanguage(choice), voice: id)
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
         let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
                                        encoder: encoder, ticket: ticket, metrics: metrics)
@@ -42,6 +44,7 @@ struct SpeechRoute: Sendable {
         var headers: HTTPFields = [.connection: "close"]
         headers[HTTPField.Name("X-Chorus-Engine")!] = engine.id
         headers[HTTPField.Name("X-Chorus-Voice")!] = voice.id
+        headers[HTTPField.Name("X-Chorus-Voice-Reason")!] = reason
         headers[HTTPField.Name("X-Sample-Rate")!] = String(encoder.outputRate)
         headers[.contentType] = streamFormat == .sse ? "text/event-stream" : format.contentType
         if streamFormat == .sse { headers[.cacheControl] = "no-cache" }
@@ -67,12 +70,29 @@ struct SpeechRoute: Sendable {
 }
 
 extension SpeechRoute {
-    /// The voice a request names: the installed voice one of OpenAI's names stands for on `engine`
-    /// (`ServerConfiguration.openAIVoices`), else the id as given.
-    func voiceID(_ requested: String?, of engine: Engine) async throws -> String? {
-        guard let requested, OpenAIVoiceMap.names.contains(where: { $0.name == requested.lowercased() }) else { return requested }
-        let synthesizer = try await engines.loaded(engine)
-        return configuration.openAIVoices.voice(for: requested, engine: engine.id, voices: synthesizer.voices)?.id ?? requested
+    /// The language an engine that selects one reads a text in when the text's language chose it (Kokoro
+    /// reads Japanese with espeak-ng's Japanese); nil, its default, when the request named the engine.
+    static func readingLanguage(_ choice: VoiceChoice) -> String? {
+        choice.engine.capabilities.contains(.languageSelection) ? choice.espeakLanguage : nil
+    }
+
+    /// The voice a request asks for on the chosen engine, and why it speaks: one of OpenAI's names stands
+    /// for an installed voice of the engine (`ServerConfiguration.openAIVoices`), taken among the voices
+    /// that speak the text's language when the engine was chosen by it; no voice is the one chosen for
+    /// the text (nil: the engine's default); any other id is taken as given.
+    func voiceID(_ requested: String?, of choice: VoiceChoice) async throws -> (id: String?, reason: String) {
+        guard let requested else {
+            return (choice.voice?.id, choice.voice == nil ? choice.reason + "; its default voice" : choice.reason)
+        }
+        guard OpenAIVoiceMap.names.contains(where: { $0.name == requested.lowercased() }) else {
+            return (requested, choice.voice == nil ? choice.reason + "; the voice the request names" : choice.reason)
+        }
+        let engine = choice.engine
+        let voices = choice.voicesOfTheLanguage.isEmpty ? try await engines.loaded(engine).voices : choice.voicesOfTheLanguage
+        guard let mapped = configuration.openAIVoices.voice(for: requested, engine: engine.id, voices: voices) else {
+            return (requested, choice.reason + "; the voice the request names")
+        }
+        return (mapped.id, choice.reason + "; OpenAI's \(requested.lowercased()) is \(mapped.id) here (the OpenAI voice map)")
     }
 }
 

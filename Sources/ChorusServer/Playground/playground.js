@@ -147,7 +147,9 @@ async function loadModels() {
   const response = await api('/v1/models');
   state.models = (await response.json()).data;
   const engine = $('engine');
-  engine.replaceChildren(...state.models.map((model) => new Option(`${model.name} (${model.id})`, model.id)));
+  // The first choice, and the default: the server picks the engine and voice that speak the text's language.
+  engine.replaceChildren(new Option('Automatic (by the text’s language)', ''),
+    ...state.models.map((model) => new Option(`${model.name} (${model.id})`, model.id)));
   const remembered = localStorage.getItem('chorus-engine');
   if (remembered && state.models.some((model) => model.id === remembered)) engine.value = remembered;
 
@@ -175,7 +177,15 @@ function showCloneNeeds() {
 
 async function loadVoices() {
   const engine = $('engine').value;
-  if (!engine) return;
+  if (!engine) {
+    // Chosen by the server for each text; the response's headers say which and why.
+    state.voices = [];
+    $('language').replaceChildren(new Option('The text’s', ''));
+    $('voice').replaceChildren(new Option('Chosen for the text', ''));
+    $('speak-button').disabled = false;
+    say('speak-status', '');
+    return;
+  }
   say('speak-status', 'Loading voices…');
   const response = await api(`/v1/audio/voices?engine=${encodeURIComponent(engine)}`);
   const listing = await response.json();
@@ -262,8 +272,11 @@ async function speak() {
   let firstAudio = null;
   let rate = 24000;
   let spokenVoice = voice;
+  let spokenEngine = engine;
+  let chosenBecause = '';
   try {
-    const body = { model: engine, input: text, speed, response_format: 'pcm' };
+    const body = { input: text, speed, response_format: 'pcm' };
+    if (engine) body.model = engine;
     if (voice) body.voice = voice;
     const response = await api('/v1/audio/speech', {
       method: 'POST',
@@ -273,6 +286,8 @@ async function speak() {
     });
     rate = Number(response.headers.get('X-Sample-Rate')) || rate;
     spokenVoice = response.headers.get('X-Chorus-Voice') || voice;
+    spokenEngine = response.headers.get('X-Chorus-Engine') || engine;
+    chosenBecause = response.headers.get('X-Chorus-Voice-Reason') || '';
     const reader = response.body.getReader();
     let carry = null;
     let playhead = 0;
@@ -335,8 +350,9 @@ async function speak() {
   const status = $('speak-status');
   status.dataset.seconds = seconds.toFixed(3);
   status.dataset.firstAudioMs = Math.round(firstAudio);
-  say('speak-status', `Done: ${seconds.toFixed(1)} s of audio, first audio after ${Math.round(firstAudio)} ms.`);
-  await keep({ text, engine, voice: spokenVoice, speed, firstAudio, wav });
+  const chosen = engine ? '' : ` Spoken by ${spokenEngine} in ${spokenVoice}: ${chosenBecause}.`;
+  say('speak-status', `Done: ${seconds.toFixed(1)} s of audio, first audio after ${Math.round(firstAudio)} ms.${chosen}`);
+  await keep({ text, engine: spokenEngine, voice: spokenVoice, speed, firstAudio, wav });
 }
 
 // ---- history ----
