@@ -1,14 +1,19 @@
-import ChorusChatterbox
-import ChorusCosyVoice
-import ChorusKokoro
+// The engines Chorus comes with. Adding one takes its module here (re-exported, so `import ChorusEngines` or
+// `import Chorus` brings its types), a `static let` describing it and its place in `builtIn`.
+@_exported import ChorusChatterbox
+@_exported import ChorusCosyVoice
+@_exported import ChorusKokoro
 import ChorusModels
-import ChorusNeuTTS
+@_exported import ChorusNeuTTS
 import ChorusONNX
-import ChorusPiper
+@_exported import ChorusPiper
 import ChorusSpeech
 import Foundation
 
 extension Engine {
+    /// The engines Chorus comes with, the default first; `all` starts with them.
+    static let builtIn: [Engine] = [.kokoro, .piper, .cosyvoice, .neutts, .chatterbox]
+
     /// Kokoro-82M: 24 kHz, a style vector per voice, text read in any espeak-ng language.
     public static let kokoro = Engine(
         id: "kokoro", name: "Kokoro-82M", sampleRate: 24_000, capabilities: [.streaming, .languageSelection],

@@ -187,7 +187,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
 }
 
 extension Engine {
-    private static let registry = Locked<[Engine]>([.kokoro, .piper, .cosyvoice, .neutts, .chatterbox])
+    private static let registry = Locked<[Engine]>(builtIn)
 
     /// Every engine: the built-in ones, the default first, then those registered, in order.
     public static var all: [Engine] { registry.withLock { $0 } }

@@ -38,4 +38,69 @@ import Testing
         }
         #expect(killed > 0, "no run was killed before it ended: the test proved nothing")
     }
+
+    /// The same with every kill landing mid-replace: the voices folder is watched and `chorus voice add --replace`
+    /// killed the moment its staging folder appears, while it writes a voice large enough to take a while
+    /// (2,000,000 codes). A staging folder left behind proves the kill came before the replace had finished; one
+    /// still holding the new voice's codes means the swap never happened, so the old voice must be in place.
+    @Test func aReplaceKilledWhileItWritesLeavesTheOldVoice() async throws {
+        let folder = try NeuTTSCommandTests.folder(encoder: false)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let old = Array(repeating: 7, count: 150), new = (0..<2_000_000).map { $0 % 65_536 }
+        let newCodes = folder.appendingPathComponent("new.npy")
+        try NeuTTSCommandTests.npy(new, to: newCodes)
+        let voices = folder.appendingPathComponent("voices")
+        let keep = voices.appendingPathComponent("keep")
+        var midReplace = 0
+        for attempt in 0..<6 {
+            try NeuTTSVoice(codes: old, transcript: "The old voice.").write(id: "keep", to: voices, replacing: true)
+            let oldSize = try Self.size(of: keep.appendingPathComponent(NeuTTSVoice.codesFile))
+            let process = Process()
+            process.executableURL = ChorusProcess.binary
+            process.arguments = ["voice", "add", "--engine", "neutts", "--codes", newCodes.path, "--text", "The new voice.",
+                                 "--id", "keep", "--model", folder.path, "--replace"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let sawStaging = await Self.killWhenStaging(process, in: voices)
+            process.waitUntilExit()
+
+            let contents = NeuTTSVoice.contents(of: voices, language: "en-us")
+            #expect(contents.voices.map(\.id) == ["keep"] && contents.unusable.isEmpty, "attempt \(attempt): \(contents.unusable)")
+            let voice = try NeuTTSVoice(folder: keep)
+            #expect(voice.codes == old || voice.codes == new, "attempt \(attempt): a voice of \(voice.codes.count) codes")
+            let left = try FileManager.default.contentsOfDirectory(atPath: voices.path).filter { $0.hasSuffix(".partial") }
+            if sawStaging, !left.isEmpty { midReplace += 1 }
+            for name in left {
+                let staged = voices.appendingPathComponent(name).appendingPathComponent(NeuTTSVoice.codesFile)
+                if let size = try? Self.size(of: staged), size != oldSize {
+                    #expect(voice.codes == old, "attempt \(attempt): the new voice was half written, and the old one is gone")
+                }
+                try FileManager.default.removeItem(at: voices.appendingPathComponent(name))
+            }
+        }
+        #expect(midReplace > 0, "no kill landed while the replace was under way: the test proved nothing")
+    }
+
+    static func size(of url: URL) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? -1
+    }
+
+    /// Kills `process` as soon as a staging folder (`.<id>.<uuid>.partial`) appears in `voices`; false when the
+    /// process ended first. Watches on a thread of its own, so no shared concurrency thread spins.
+    static func killWhenStaging(_ process: Process, in voices: URL) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let pid = process.processIdentifier
+            Thread {
+                while process.isRunning {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: voices.path)) ?? []
+                    if names.contains(where: { $0.hasPrefix(".keep.") && $0.hasSuffix(".partial") }) {
+                        kill(pid, SIGKILL)
+                        return continuation.resume(returning: true)
+                    }
+                }
+                continuation.resume(returning: false)
+            }.start()
+        }
+    }
 }
