@@ -139,7 +139,7 @@ struct VoiceAddCommand: AsyncParsableCommand {
                 ? "Give the reference as --codes CODES.npy or --audio CLIP, not both or neither."
                 : "Give the clip with --audio FILE.")
         }
-        let cloner = try await engine.loadCloning(from: modelURL)
+        let cloner = try await engine.loadCloner(from: modelURL)
         var voice: ClonedVoice
         if let clip {
             voice = try await cloner.cloneVoice(from: clip, id: id, language: language)
@@ -180,7 +180,7 @@ struct VoiceRemoveCommand: AsyncParsableCommand {
     var id: String
 
     func run() async throws {
-        let cloner = try await engine.engine.loadCloning(from: model.map { URL(fileURLWithPath: $0) })
+        let cloner = try await engine.engine.loadCloner(from: model.map { URL(fileURLWithPath: $0) })
         try await cloner.removeVoice(id: id.precomposedStringWithCanonicalMapping)
         print("removed \(engine.id) voice \(id)")
     }

@@ -61,7 +61,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     private let runLimit = RunLimit(maximum: 1)
     private let lock = NSLock()
     private var loading: Task<Stages, Error>?
-    private var voiceCache: [String: VoiceConditioning] = [:]
+    /// The installed voices as read, each read again only when its folder changes (its spoken chunks dropped then).
+    private let storedVoices: VoiceStore.Cache<VoiceConditioning>
     /// The speech encoder, loaded by the first clone (speaking never reads it).
     let speechEncoder: LazySession
     private(set) var loadCount = 0
@@ -83,11 +84,20 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     /// The store of the voices in `voices`.
     public static func store(_ voices: URL) -> VoiceStore { VoiceStore(folder: voices, engine: "chatterbox") }
 
-    /// The voices in `voices`: a folder missing one of the speech encoder's four outputs is unusable.
+    /// The files a voice folder holds: the speech encoder's four outputs.
+    static let voiceFiles = VoiceConditioning.files.map { $0 + ".npy" }
+
+    /// The voices in `voices`: a folder missing one of the speech encoder's four outputs, or holding one of the
+    /// wrong shape, is unusable.
     static func contents(of voices: URL) -> VoiceStore.Contents<Voice> {
-        store(voices).contents(requiring: VoiceConditioning.files.map { $0 + ".npy" }) { id, _ in
-            Voice(id: id, engine: "chatterbox", language: "en", gender: .unknown, summary: "cloned from a clip")
-        }
+        let read = store(voices).contents(requiring: voiceFiles, stored)
+        return VoiceStore.Contents(voices: read.voices.map(\.voice), unusable: read.unusable)
+    }
+
+    /// The voice in `folder`, called `id`.
+    @Sendable static func stored(id: String, folder: URL) throws -> StoredVoice<VoiceConditioning> {
+        StoredVoice(voice: Voice(id: id, engine: "chatterbox", language: "en", gender: .unknown, summary: "cloned from a clip"),
+                    conditioning: try VoiceConditioning(folder: folder))
     }
 
     static func installed(in voices: URL) -> [Voice] { contents(of: voices).voices }
@@ -98,16 +108,18 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         self.folder = try ChatterboxModelFolder(url: folder ?? Self.defaultFolder)
         self.configuration = configuration
         speechEncoder = LazySession(modelPath: self.folder.path(ChatterboxModelFolder.speechEncoder))
-        chunkCache = ChunkCache(limit: configuration.chunkCacheLimit)
+        let chunkCache = ChunkCache(limit: configuration.chunkCacheLimit)
+        self.chunkCache = chunkCache
+        storedVoices = VoiceStore.Cache(store: Self.store(self.folder.voices), requiring: Self.voiceFiles,
+                                        changed: { chunkCache.removeAll(voice: $0) }, read: Self.stored)
     }
 
-    public var voices: [Voice] { Self.installed(in: folder.voices) }
-    public var unusableVoices: [UnusableVoice] { Self.contents(of: folder.voices).unusable }
-
+    public var voices: [Voice] { storedVoices.contents.voices.map(\.voice) }
+    public var unusableVoices: [UnusableVoice] { storedVoices.contents.unusable }
 
     /// Forgets what was read and spoken of voice `id` (after it is replaced or removed).
     public func forgetVoice(_ id: String) {
-        lock.withLock { voiceCache[id] = nil }
+        storedVoices.forget(id)
         chunkCache.removeAll(voice: id)
     }
 
@@ -150,7 +162,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         }
     }
 
-    /// The conditioning of `reference` (the first installed voice when nil), read once and kept.
+    /// The conditioning of `reference` (the first installed voice when nil), read once and kept until its
+    /// folder changes.
     public func conditioning(_ reference: VoiceReference?) throws -> (id: String, voice: VoiceConditioning) {
         if case .cloned(let cloned)? = reference {
             guard cloned.voice.engine == engineName, let conditioning = cloned.conditioning as? VoiceConditioning else {
@@ -158,11 +171,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
             }
             return ("cloned:\(cloned.hashValue)", conditioning)
         }
-        let voice = try self.voice(reference)
-        if let cached = lock.withLock({ voiceCache[voice.id] }) { return (voice.id, cached) }
-        let loaded = try VoiceConditioning(folder: folder.voices.appendingPathComponent(voice.id, isDirectory: true))
-        lock.withLock { voiceCache[voice.id] = loaded }
-        return (voice.id, loaded)
+        let stored = try storedVoices.voice(reference?.id)
+        return (stored.voice.id, stored.conditioning)
     }
 
     /// The chunks `text` is spoken in, at most `chunkCharacters` each. For the whole text, the seed's

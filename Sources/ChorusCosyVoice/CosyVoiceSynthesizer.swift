@@ -93,6 +93,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
     let catalog: InstalledVoices
+    /// Makes, writes and removes the engine's voices (its encoders loaded by the first clone).
+    public let cloner: CosyVoiceCloner
     /// Pieces synthesised at once: one, since each already keeps the cores busy (its LLM and decode jobs
     /// together hold the one place); concurrent requests wait their turn, suspended.
     public let runLimit = RunLimit(maximum: 1)
@@ -146,6 +148,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
         catalog = InstalledVoices(VoiceCatalog.contents(of: voicesFolder))
+        cloner = CosyVoiceCloner(modelFolder: models.url, voicesFolder: voicesFolder, executor: configuration.executor)
         modelFolder = models.url
         self.voicesFolder = voicesFolder
     }

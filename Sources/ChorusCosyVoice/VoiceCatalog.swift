@@ -74,14 +74,13 @@ public enum VoiceCatalog {
     public static func add(_ prompt: VoicePrompt, id: String, language: String, gender: Voice.Gender,
                            summary: String = "", instruction: String? = nil, to folder: URL,
                            replacing: Bool = false) throws -> URL {
-        let store = store(folder)
-        let id = try store.checkedNewID(id, replacing: replacing)
-        let destination = folder.appendingPathComponent(id, isDirectory: true)
-        if let problem = prompt.valueProblem { throw CosyVoiceError.invalidVoice(folder: destination.path, problem: problem) }
+        // The voice's own problems first; `write` then checks the id, once, before anything is written.
+        let named = folder.appendingPathComponent(VoiceID.excerpt(of: id), isDirectory: true).path
+        if let problem = prompt.valueProblem { throw CosyVoiceError.invalidVoice(folder: named, problem: problem) }
         if let instruction, instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw CosyVoiceError.invalidVoice(folder: destination.path, problem: "the instruction is empty")
+            throw CosyVoiceError.invalidVoice(folder: named, problem: "the instruction is empty")
         }
-        return try store.write(id: id, replacing: replacing) { staging in
+        return try store(folder).write(id: id, replacing: replacing) { staging in
             try prompt.write(to: staging)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

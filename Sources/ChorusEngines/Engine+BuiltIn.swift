@@ -57,7 +57,8 @@ extension Engine {
         modelDescription: "a CosyVoice 3 model folder",
         defaultModel: { CosyVoiceSynthesizer.defaultFolder },
         installedVoices: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
-        unusableVoices: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) }
+        unusableVoices: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) },
+        cloner: { model in CosyVoiceCloner(modelFolder: model) }
     ) { options in
         try await InferenceExecutor.shared.run { try CosyVoiceSynthesizer(folder: options.model) }
     }

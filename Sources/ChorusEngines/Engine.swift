@@ -89,6 +89,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private let unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice]
     private let loader: @Sendable (LoadOptions) async throws -> any SpeechSynthesizer
+    private let clonerLoader: (@Sendable (URL?) async throws -> any VoiceCloner)?
 
     /// An engine.
     /// - Parameters:
@@ -99,6 +100,8 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     ///   - installedVoices: its voices for a model (the default when nil), read from disk without loading.
     ///   - unusableVoices: its voices on disk that cannot be used, with why.
     ///   - voicesDeclareLanguage: its voices' `language` is what they speak natively (see the property).
+    ///   - cloner: what makes and stores its voices for a model (the default when nil) without the rest of the
+    ///     engine, where that is lighter than `load`; nil when cloning needs the loaded engine.
     ///   - load: the engine loaded. Making sessions blocks: run it on the inference executor
     ///     (`InferenceExecutor.shared.run`), as the built-in engines do, so no shared concurrency thread waits.
     public init(id: String, name: String, sampleRate: Int, capabilities: Capabilities, cloning: Cloning? = nil,
@@ -107,6 +110,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                 installedVoices: @escaping @Sendable (URL?) throws -> [Voice],
                 unusableVoices: @escaping @Sendable (URL?) -> [UnusableVoice] = { _ in [] },
                 voicesDeclareLanguage: Bool = false,
+                cloner: (@Sendable (URL?) async throws -> any VoiceCloner)? = nil,
                 load: @escaping @Sendable (LoadOptions) async throws -> any SpeechSynthesizer) {
         precondition(!models.isEmpty, "an engine has at least its default model")
         self.id = id.lowercased()
@@ -121,6 +125,7 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         defaultModelLocation = defaultModel
         voiceLister = installedVoices
         unusableVoiceLister = unusableVoices
+        clonerLoader = cloner
         loader = load
     }
 
@@ -164,12 +169,15 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// folder of its own).
     public func using(model: URL) -> Engine {
         let (voiceLister, unusableVoiceLister, loader) = (voiceLister, unusableVoiceLister, loader)
+        var cloner: (@Sendable (URL?) async throws -> any VoiceCloner)?
+        if let clonerLoader { cloner = { try await clonerLoader($0 ?? model) } }
         return Engine(id: id, name: name, sampleRate: sampleRate, capabilities: capabilities, cloning: cloning,
                       models: models, modelVariant: modelVariant, modelDescription: modelDescription,
                       defaultModel: { model },
                       installedVoices: { try voiceLister($0 ?? model) },
                       unusableVoices: { unusableVoiceLister($0 ?? model) },
                       voicesDeclareLanguage: voicesDeclareLanguage,
+                      cloner: cloner,
                       load: { options in
                           var options = options
                           options.model = options.model ?? model
@@ -183,6 +191,13 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
             throw EngineError.cannotClone(engine: id, cloning: Self.all.filter { $0.cloning != nil }.map(\.id))
         }
         return engine
+    }
+
+    /// What makes, stores and removes voices for `model` (the default when nil): the engine's own cloner where
+    /// it has one lighter than the engine (CosyVoice's loads only its two encoders), else `loadCloning(from:)`.
+    public func loadCloner(from model: URL? = nil) async throws -> any VoiceCloner {
+        guard cloning != nil, let clonerLoader else { return try await loadCloning(from: model) }
+        return try await clonerLoader(model)
     }
 }
 

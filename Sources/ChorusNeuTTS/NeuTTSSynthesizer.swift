@@ -36,8 +36,8 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     public let backbone: Backbone
     public let codec: CodecDecoder
     private let runLimit = RunLimit(maximum: 1)
-    private let lock = NSLock()
-    private var loadedVoices: [String: NeuTTSVoice] = [:]
+    /// The installed voices as read, each read again only when its folder changes.
+    private let storedVoices: VoiceStore.Cache<NeuTTSVoice>
     /// The NeuCodec encoder, loaded by the first clone (speaking never reads it).
     let encoder: LazySession
 
@@ -68,25 +68,25 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
                                 stopToken: prompt.stopToken, sampling: configuration.sampling)
         codec = try CodecDecoder(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.decoder)))
         encoder = LazySession(modelPath: models.path(NeuTTSModelFolder.encoder))
+        storedVoices = NeuTTSVoice.cache(of: models.voices, language: models.language)
     }
 
-    public var voices: [Voice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).voices }
-    public var unusableVoices: [UnusableVoice] { NeuTTSVoice.contents(of: folder.voices, language: folder.language).unusable }
-
+    public var voices: [Voice] { storedVoices.contents.voices.map(\.voice) }
+    public var unusableVoices: [UnusableVoice] { storedVoices.contents.unusable }
 
     /// Forgets what was read of voice `id` (after it is replaced or removed).
     public func forgetVoice(_ id: String) {
-        lock.withLock { loadedVoices[id] = nil }
+        storedVoices.forget(id)
     }
 
-    /// The stored voice `id` (the first installed one when nil).
+    /// The voice `reference` names: a clone's own, or an installed voice's as read once and kept (the first
+    /// installed one when nil).
     public func neuTTSVoice(_ reference: VoiceReference?) throws -> NeuTTSVoice {
-        let voice = try self.voice(reference)
-        if case .cloned(let cloned)? = reference, let conditioning = cloned.conditioning as? NeuTTSVoice { return conditioning }
-        if let cached = lock.withLock({ loadedVoices[voice.id] }) { return cached }
-        let loaded = try NeuTTSVoice(folder: folder.voices.appendingPathComponent(voice.id, isDirectory: true))
-        lock.withLock { loadedVoices[voice.id] = loaded }
-        return loaded
+        guard case .cloned(let cloned)? = reference else { return try storedVoices.voice(reference?.id).conditioning }
+        guard cloned.voice.engine == engineName, let conditioning = cloned.conditioning as? NeuTTSVoice else {
+            throw SpeechError.clonedVoiceOfAnotherEngine(voice: cloned.voice.id, madeBy: cloned.voice.engine, engine: engineName)
+        }
+        return conditioning
     }
 
     /// The prompt ids of `text` in `voice`.

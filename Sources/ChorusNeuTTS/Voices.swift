@@ -62,9 +62,23 @@ public struct NeuTTSVoice: Sendable, Equatable {
     /// The voices stored in `voices`, sorted by id, and those that cannot be used (a file missing, codes outside
     /// the codebook, an empty transcript), with why.
     public static func contents(of voices: URL, language: String) -> VoiceStore.Contents<Voice> {
-        store(voices).contents(requiring: [codesFile, transcriptFile]) { id, folder in
-            _ = try NeuTTSVoice(folder: folder)
-            return Voice(id: id, engine: "neutts", language: language, gender: .unknown)
+        let read = store(voices).contents(requiring: [codesFile, transcriptFile]) { id, folder in
+            try stored(id: id, folder: folder, language: language)
         }
+        return VoiceStore.Contents(voices: read.voices.map(\.voice), unusable: read.unusable)
+    }
+
+    /// The voices stored in `voices` as `contents(of:language:)` lists them, kept between requests and read
+    /// again only when a folder changes (see `VoiceStore.Cache`).
+    public static func cache(of voices: URL, language: String) -> VoiceStore.Cache<NeuTTSVoice> {
+        VoiceStore.Cache(store: store(voices), requiring: [codesFile, transcriptFile]) { id, folder in
+            try stored(id: id, folder: folder, language: language)
+        }
+    }
+
+    /// The voice in `folder`, called `id`.
+    static func stored(id: String, folder: URL, language: String) throws -> StoredVoice<NeuTTSVoice> {
+        StoredVoice(voice: Voice(id: id, engine: "neutts", language: language, gender: .unknown),
+                    conditioning: try NeuTTSVoice(folder: folder))
     }
 }

@@ -1,7 +1,6 @@
 import ChorusAudio
 import ChorusModels
 import ChorusONNX
-import ChorusRecognition
 import ChorusSpeech
 import ChorusVAD
 import Foundation

@@ -46,7 +46,7 @@ enum FolderRename {
     #else
     private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     /// glibc's renameat2 (2.28 on), looked up at run time since the Glibc module does not declare it.
-    nonisolated(unsafe) private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
+    private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
     private static let currentDirectory: Int32 = -100  // AT_FDCWD
     private static let noReplace: UInt32 = 1  // RENAME_NOREPLACE
     private static let swap: UInt32 = 2  // RENAME_EXCHANGE

@@ -71,14 +71,6 @@ extension SpeechSynthesizer {
 
     /// The voice `id` names, or the default voice when `id` is nil; throws `SpeechError.unknownVoice` otherwise.
     public func voice(_ id: String?) throws -> Voice {
-        guard let first = voices.first else { throw SpeechError.noVoices(engine: engineName) }
-        guard let id else { return first }
-        if let unusable = unusableVoices.first(where: { $0.id == id }) {
-            throw SpeechError.unusableVoice(id, engine: engineName, problem: unusable.problem)
-        }
-        guard let voice = voices.first(where: { $0.id == id }) else {
-            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
-        }
-        return voice
+        try VoiceStore.Contents(voices: voices, unusable: unusableVoices).entry(id, engine: engineName, id: \.id)
     }
 }

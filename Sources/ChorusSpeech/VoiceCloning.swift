@@ -59,12 +59,12 @@ public struct VoiceClip: Sendable {
     }
 }
 
-/// An engine that speaks in a voice made from a few seconds of someone's speech (zero-shot cloning).
-///
-/// `cloneVoice` makes the voice in memory, ready for `SynthesisRequest(text:voice: .cloned(voice))`;
-/// `register` also stores it with the engine's installed voices, so it is listed in `voices` and usable
-/// by id from then on, without reloading the engine; `removeVoice` takes an installed one away.
-public protocol VoiceCloning: SpeechSynthesizer {
+/// Makes voices from a few seconds of someone's speech and stores or removes them, without speaking: what
+/// `chorus voice add` needs, so an engine whose speaking models are large can clone with only its encoders
+/// loaded (`Engine.loadCloner`). Every `VoiceCloning` engine is one.
+public protocol VoiceCloner: Sendable {
+    /// The engine whose voices these are ("cosyvoice").
+    var engineName: String { get }
     /// Whether `cloneVoice` needs the clip's transcript.
     var cloningNeedsTranscript: Bool { get }
     /// Clip lengths the engine accepts, in seconds.
@@ -79,17 +79,24 @@ public protocol VoiceCloning: SpeechSynthesizer {
     func removeVoice(id: String) async throws
 }
 
-extension VoiceCloning {
+/// An engine that speaks in a voice made from a few seconds of someone's speech (zero-shot cloning).
+///
+/// `cloneVoice` makes the voice in memory, ready for `SynthesisRequest(text:voice: .cloned(voice))`;
+/// `register` also stores it with the engine's installed voices, so it is listed in `voices` and usable
+/// by id from then on, without reloading the engine; `removeVoice` takes an installed one away.
+public protocol VoiceCloning: SpeechSynthesizer, VoiceCloner {}
+
+extension VoiceCloner {
     /// Stores `voice` under a new id (see `register(_:replacing:)`).
     public func register(_ voice: ClonedVoice) async throws {
         try await register(voice, replacing: false)
     }
 }
 
-/// A cloning engine whose voices can carry an instruction (a dialect, a speaking style) that the model reads
+/// A cloner whose voices can carry an instruction (a dialect, a speaking style) that the model reads
 /// instead of the clip's transcript, keeping the clip's timbre (CosyVoice's instruct mode; `Engine`'s
 /// `.instructions` capability).
-public protocol InstructedVoices: VoiceCloning {
+public protocol InstructedVoices: VoiceCloner {
     /// `voice` spoken with `instruction`; throws when the instruction is empty or the voice is another engine's.
     func instructed(_ voice: ClonedVoice, with instruction: String) throws -> ClonedVoice
 }

@@ -21,8 +21,27 @@ public struct VoiceStore: Sendable {
     /// What the voices folder holds: the voices `read` made of their folders, sorted by id, and the folders
     /// that are not usable voices, with why.
     public struct Contents<Entry: Sendable>: Sendable {
-        public var voices: [Entry] = []
-        public var unusable: [UnusableVoice] = []
+        public var voices: [Entry]
+        public var unusable: [UnusableVoice]
+
+        public init(voices: [Entry] = [], unusable: [UnusableVoice] = []) {
+            self.voices = voices
+            self.unusable = unusable
+        }
+
+        /// The voice `name` names (`id` reads an entry's id), or the first when `name` is nil; throws
+        /// `SpeechError.noVoices`, `.unusableVoice` (with why) or `.unknownVoice` (with the ids there are).
+        public func entry(_ name: String?, engine: String, id: (Entry) -> String) throws -> Entry {
+            guard let first = voices.first else { throw SpeechError.noVoices(engine: engine) }
+            guard let name else { return first }
+            if let unusable = unusable.first(where: { $0.id == name }) {
+                throw SpeechError.unusableVoice(name, engine: engine, problem: unusable.problem)
+            }
+            guard let found = voices.first(where: { id($0) == name }) else {
+                throw SpeechError.unknownVoice(name, engine: engine, available: voices.map(id))
+            }
+            return found
+        }
     }
 
     /// Each voice folder through `read(id, folder)`, sorted by id. Hidden entries (voices being written) and

@@ -52,7 +52,7 @@ import Testing
         let voices = folder.appendingPathComponent("voices")
         let keep = voices.appendingPathComponent("keep")
         var midReplace = 0
-        for attempt in 0..<6 {
+        for attempt in 0..<4 {
             try NeuTTSVoice(codes: old, transcript: "The old voice.").write(id: "keep", to: voices, replacing: true)
             let oldSize = try Self.size(of: keep.appendingPathComponent(NeuTTSVoice.codesFile))
             let process = Process()
@@ -79,6 +79,7 @@ import Testing
                 try FileManager.default.removeItem(at: voices.appendingPathComponent(name))
             }
         }
+        print("voice add --replace killed mid-replace in \(midReplace) of 4 runs")
         #expect(midReplace > 0, "no kill landed while the replace was under way: the test proved nothing")
     }
 

@@ -1,4 +1,5 @@
 import ChorusAudio
+import ChorusDSP
 import ChorusSpeech
 import Foundation
 import Testing
@@ -63,6 +64,33 @@ import Testing
         let small = ChunkCache(limit: 2)
         for (index, text) in ["a", "b", "c"].enumerated() { small.store([Float(index)], for: .init(text: text, voice: "v")) }
         #expect(small.count == 2 && small.audio(for: .init(text: "a", voice: "v")) == nil && small.audio(for: .init(text: "c", voice: "v")) == [2])
+    }
+
+    /// A voice replaced on disk by another process is read again and the chunks spoken in it dropped; a voice whose
+    /// file has the wrong shape is listed as unusable with why, and the others still speak.
+    @Test func aVoiceChangedOnDiskIsReadAgainAndADamagedOneIsUnusable() async throws {
+        let folder = try Self.modelFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let voices = folder.appendingPathComponent("voices")
+        let engine = try ChatterboxSynthesizer(folder: folder, configuration: .init(seed: 4, chunkCharacters: 30, firstChunkCharacters: 30))
+        let text = "The first sentence is here."
+        _ = try await engine.synthesize(SynthesisRequest(text: text, voice: "eve"))
+        #expect(engine.chunkCache.count == 1)
+        _ = try await engine.synthesize(SynthesisRequest(text: text, voice: "eve"))
+        #expect(engine.chunkCache.statistics.hits == 1)
+
+        let conditioning = try VoiceConditioning(folder: voices.appendingPathComponent("eve"))
+        try ChatterboxSynthesizer.store(voices).write(id: "eve", replacing: true) { try conditioning.write(to: $0) }
+        #expect(engine.voices.map(\.id) == ["eve"])
+        #expect(engine.chunkCache.count == 0, "the chunks spoken in the old eve are kept")
+
+        try FileManager.default.copyItem(at: voices.appendingPathComponent("eve"), to: voices.appendingPathComponent("broken"))
+        try NPYFile(shape: [1, 3], values: [1, 2, 3]).write(to: voices.appendingPathComponent("broken/speaker_embeddings.npy"))
+        #expect(engine.voices.map(\.id) == ["eve"])
+        #expect(engine.unusableVoices.map(\.id) == ["broken"])
+        #expect(engine.unusableVoices.first?.problem.contains("speaker_embeddings") == true, "\(engine.unusableVoices)")
+        await #expect(throws: SpeechError.self) { try await engine.synthesize(SynthesisRequest(text: text, voice: "broken")) }
+        #expect(try await engine.synthesize(SynthesisRequest(text: text, voice: "eve")).count > 0)
     }
 
     /// Concurrent first calls share one model load; the status stream gives late subscribers the newest value.

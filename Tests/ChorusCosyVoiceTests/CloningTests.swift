@@ -42,6 +42,30 @@ import Testing
         await #expect(throws: SpeechError.self) { try await engine.removeVoice(id: "mine") }
     }
 
+    /// `chorus voice add` loads only the cloner (its two encoders, not the LLM, flow and vocoder): the voice it
+    /// makes and writes is the one the whole engine would make, and it removes what it wrote.
+    @Test func theClonerAloneMakesTheVoiceTheEngineWouldMake() async throws {
+        let voices = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-cloner-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: voices) }
+        let (samples, rate) = try WAVFile.readMono(contentsOf: Self.clip)
+        let clip = VoiceClip(samples: samples, sampleRate: rate, transcript: "Some words.")
+        let cloner = CosyVoiceCloner(modelFolder: TestResources.models, voicesFolder: voices)
+        try await cloner.register(try await cloner.cloneVoice(from: clip, id: "mine", language: "en"))
+
+        let engine = try Self.engine(voices: voices)
+        #expect(engine.voices.map(\.id) == ["mine"])
+        let byCloner = try await engine.synthesize(SynthesisRequest(text: "你好。", voice: "mine"))
+        let byEngine = try await engine.synthesize(SynthesisRequest(
+            text: "你好。", voice: .cloned(try await engine.cloneVoice(from: clip, id: "mine", language: "en"))))
+        #expect(byCloner == byEngine)
+
+        try await cloner.removeVoice(id: "mine")
+        #expect(VoiceCatalog.entries(in: voices).isEmpty)
+        await #expect(throws: SpeechError.unknownVoice("mine", engine: "cosyvoice", available: [])) {
+            try await cloner.removeVoice(id: "mine")
+        }
+    }
+
     @Test func aCloneNeedsTheClipsTranscript() async throws {
         let engine = try Self.engine(voices: FileManager.default.temporaryDirectory.appendingPathComponent("none"))
         #expect(engine.cloningNeedsTranscript)

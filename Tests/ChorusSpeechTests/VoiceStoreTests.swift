@@ -98,4 +98,55 @@ import Testing
             #expect(throws: SpeechError.self, "\(what)") { try VoiceClip(samples: samples, sampleRate: rate).check(accepting: 1...10, engine: "test") }
         }
     }
+
+    /// Counts what a cache read and was told, from any thread.
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var readIDs: [String] = [], changedIDs: [String] = []
+        func read(_ id: String) { lock.withLock { readIDs.append(id) } }
+        func changed(_ id: String) { lock.withLock { changedIDs.append(id) } }
+        var reads: [String] { lock.withLock { readIDs } }
+        var changes: [String] { lock.withLock { changedIDs } }
+    }
+
+    /// A cache reads a voice folder once and again only when it changed on disk (written over by a replace,
+    /// here or by another process's store, or a file edited in place) or was forgotten; a voice that went or
+    /// changed is told to the engine; a damaged voice's reason is kept too.
+    @Test func aCacheReadsAVoiceAgainOnlyWhenItsFolderChanged() throws {
+        let store = try Self.store()
+        defer { try? FileManager.default.removeItem(at: store.folder) }
+        let log = Log()
+        let cache = VoiceStore.Cache<String>(store: store, requiring: ["voice.txt"], changed: { log.changed($0) }) { id, url in
+            log.read(id)
+            let text = try String(contentsOf: url.appendingPathComponent("voice.txt"), encoding: .utf8)
+            guard text != "bad" else { throw VoiceStoreError.damaged("it says bad") }
+            return StoredVoice(voice: Voice(id: id, engine: "test", language: "en", gender: .unknown), conditioning: text)
+        }
+        try store.write(id: "a", Self.fill("one"))
+        try store.write(id: "b", Self.fill("bad"))
+        for _ in 0..<3 {
+            #expect(cache.contents.voices.map(\.conditioning) == ["one"])
+            #expect(cache.contents.unusable.map(\.problem) == ["it says bad"])
+        }
+        #expect(log.reads.sorted() == ["a", "b"])
+        #expect(try cache.voice("a").conditioning == "one")
+        #expect(throws: SpeechError.unusableVoice("b", engine: "test", problem: "it says bad")) { try cache.voice("b") }
+
+        // Replaced through another store value over the same folder, as another process would.
+        try VoiceStore(folder: store.folder, engine: "test").write(id: "a", replacing: true, Self.fill("two"))
+        #expect(try cache.voice("a").conditioning == "two")
+        #expect(log.reads.sorted() == ["a", "a", "b"] && log.changes == ["a"])
+
+        // A file written over in place, with a new size.
+        try Data("three!".utf8).write(to: store.folder.appendingPathComponent("a/voice.txt"))
+        #expect(try cache.voice("a").conditioning == "three!")
+        cache.forget("a")
+        #expect(try cache.voice(nil).conditioning == "three!")
+        #expect(log.reads.filter { $0 == "a" }.count == 4)
+
+        try store.remove(id: "a")
+        #expect(cache.contents.voices.isEmpty)
+        #expect(log.changes == ["a", "a", "a"], "\(log.changes)")
+        #expect(throws: SpeechError.noVoices(engine: "test")) { try cache.voice(nil) }
+    }
 }
