@@ -33,6 +33,8 @@ let package = Package(
     name: "Chorus",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
+        // Files written whole or not at all (StagedFile, OutputTarget), SHA-256, a lock: Foundation only.
+        .library(name: "ChorusFiles", targets: ["ChorusFiles"]),
         .library(name: "ChorusModels", targets: ["ChorusModels"]),
         .library(name: "ChorusONNX", targets: ["ChorusONNX"]),
         .library(name: "ChorusAudio", targets: ["ChorusAudio"]),
@@ -97,9 +99,10 @@ let package = Package(
         .systemLibrary(name: "CChorusMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"]), .brew(["mpg123"])]),
 
         // Foundations: no model knowledge.
-        .target(name: "ChorusModels"),
-        .target(name: "ChorusONNX", dependencies: ["CChorusONNX", "ChorusModels"]),
-        .target(name: "ChorusAudio", dependencies: ["ChorusModels"]),
+        .target(name: "ChorusFiles"),
+        .target(name: "ChorusModels", dependencies: ["ChorusFiles"]),
+        .target(name: "ChorusONNX", dependencies: ["CChorusONNX", "ChorusFiles", "ChorusModels"]),
+        .target(name: "ChorusAudio", dependencies: ["ChorusFiles"]),
         .target(name: "ChorusAudioCodecs", dependencies: ["ChorusAudio", "CChorusLame", "CChorusFLAC", "CChorusMPG123"]),
         .target(name: "ChorusDSP"),
         .target(name: "ChorusText", dependencies: ["ChorusModels"]),
@@ -108,7 +111,7 @@ let package = Package(
         .target(name: "ChorusGeneration", dependencies: ["ChorusONNX", "ChorusDSP"]),
 
         // Engines and listeners.
-        .target(name: "ChorusKokoro", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
+        .target(name: "ChorusKokoro", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
         .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
         .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusNeuTTS", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusPhonemizer", "ChorusDSP", "ChorusText"]),
@@ -117,21 +120,21 @@ let package = Package(
         .target(name: "ChorusRecognition", dependencies: ["ChorusModels", "ChorusVAD", "ChorusONNX", "ChorusDSP", "ChorusText", "ChorusAudio", "ChorusSpeech"]),
 
         // Playback and providers.
-        .target(name: "ChorusStreaming", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusText", alsaOnLinux]),
-        .target(name: "ChorusTesting", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusStreaming"]),
-        .target(name: "ChorusCloud", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusText", logging, nioCore, httpTypes, httpClient, webSocketClient]),
-        .target(name: "ChorusGoogle", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
-        .target(name: "ChorusHub", dependencies: ["ChorusModels", nioCore, httpClient, crypto, zip]),
+        .target(name: "ChorusStreaming", dependencies: ["ChorusFiles", "ChorusSpeech", "ChorusAudio", "ChorusText", alsaOnLinux]),
+        .target(name: "ChorusTesting", dependencies: ["ChorusFiles", "ChorusSpeech", "ChorusStreaming"]),
+        .target(name: "ChorusCloud", dependencies: ["ChorusFiles", "ChorusStreaming", "ChorusText", logging, nioCore, httpTypes, httpClient, webSocketClient]),
+        .target(name: "ChorusGoogle", dependencies: ["ChorusFiles", "ChorusStreaming", "ChorusCloud", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf]),
+        .target(name: "ChorusHub", dependencies: ["ChorusFiles", "ChorusModels", nioCore, httpClient, crypto, zip]),
 
         // The registry and the umbrella.
-        .target(name: "ChorusEngines", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition"]),
-        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
+        .target(name: "ChorusEngines", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition"]),
+        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusFiles", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
-        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusModels", "ChorusText", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
+        .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusFiles", "ChorusModels", "ChorusText", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),
 
         // The command.
-        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusAudioCodecs", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
+        .executableTarget(name: "ChorusCLI", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusStreaming", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusEngines", "ChorusServer", "ChorusAudioCodecs", "ChorusCloud", "ChorusGoogle", "ChorusHub", argumentParser]),
 
         // Benchmarks (bench/*.py run them beside the Python references).
         .target(name: "BenchSupport", path: "bench/BenchSupport"),
@@ -147,10 +150,11 @@ let package = Package(
         .executableTarget(name: "FuzzBench", dependencies: ["ChorusAudio", "ChorusDSP", "ChorusText", "ChorusCosyVoice"], path: "bench/FuzzBench"),
 
         // Tests, one target per module.
-        .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels"]),
+        .testTarget(name: "ChorusFilesTests", dependencies: ["ChorusFiles"]),
+        .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels", "ChorusFiles"]),
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
         .testTarget(name: "ChorusAudioCodecsTests", dependencies: ["ChorusAudioCodecs", "ChorusAudio", "CChorusLame", "CChorusFLAC"]),
-        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusModels", "ChorusDSP"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusFiles", "ChorusModels", "ChorusDSP"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels", "ChorusDSP", "ChorusCosyVoice"]),
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
@@ -159,16 +163,16 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusONNX", "ChorusDSP", zip], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusTesting", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
+        .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusFiles", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusVADTests", dependencies: ["ChorusModels", "ChorusVAD", "ChorusSpeech", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusRecognitionTests", dependencies: ["ChorusRecognition", "ChorusModels", "ChorusVAD", "ChorusAudio", "ChorusDSP", "ChorusONNX"], resources: [.copy("Resources")]),
-        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusTesting"]),
-        .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, nioPosix, zip]),
-        .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
-        .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
+        .testTarget(name: "ChorusStreamingTests", dependencies: ["ChorusFiles", "ChorusModels", "ChorusStreaming", "ChorusSpeech", "ChorusAudio", "ChorusDSP", "ChorusTesting"]),
+        .testTarget(name: "ChorusHubTests", dependencies: ["ChorusHub", "ChorusFiles", "ChorusModels", hummingbird, hummingbirdTesting, httpTypes, nioCore, nioPosix, zip]),
+        .testTarget(name: "ChorusCloudTests", dependencies: ["ChorusFiles", "ChorusModels", "ChorusCloud", "ChorusStreaming", "ChorusTesting", hummingbird, hummingbirdTesting, hummingbirdWebSocket]),
+        .testTarget(name: "ChorusGoogleTests", dependencies: ["ChorusFiles", "ChorusModels", "ChorusGoogle", "ChorusCloud", "ChorusStreaming", "ChorusTesting", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, nioCore, nioPosix]),
         .testTarget(name: "ChorusTests", dependencies: ["Chorus", "ChorusTesting"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusRecognition", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals, nioCore, nioPosix, webSocketClient]),
-        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusAudioCodecs", "ChorusFiles", "ChorusRecognition", "ChorusServer", "ChorusEngines", "ChorusModels", "ChorusSpeech", "ChorusTesting", "ChorusCloud", "ChorusAudio", "ChorusStreaming", "ChorusVAD", hummingbird, hummingbirdTesting, httpTypes, httpClient, serviceLifecycle, unixSignals, nioCore, nioPosix, webSocketClient]),
+        .testTarget(name: "ChorusCLITests", dependencies: ["ChorusCLI", "ChorusFiles", "ChorusEngines", "ChorusServer", "ChorusTesting", "ChorusAudio", "ChorusModels", "ChorusChatterbox", "ChorusSpeech", "ChorusCloud", "ChorusGoogle", "ChorusStreaming", grpcCore, grpcTransport, grpcProtobuf, swiftProtobuf, hummingbird, hummingbirdTesting]),
     ],
     swiftLanguageModes: [.v6]
 )

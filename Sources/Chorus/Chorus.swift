@@ -7,6 +7,7 @@
 @_exported import ChorusAudio
 @_exported import ChorusDSP
 @_exported import ChorusEngines
+@_exported import ChorusFiles
 @_exported import ChorusGeneration
 @_exported import ChorusModels
 @_exported import ChorusONNX

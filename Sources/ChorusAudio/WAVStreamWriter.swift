@@ -1,4 +1,4 @@
-import ChorusModels
+import ChorusFiles
 import Foundation
 
 /// Writes a WAV file a chunk at a time, for audio whose length is not known up front.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusDSP
+import ChorusFiles
 import ChorusModels
 import Foundation
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import ChorusAudio
 import ChorusCosyVoice
 import ChorusEngines
+import ChorusFiles
 import ChorusModels
 import ChorusNeuTTS
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChorusAudio
 import ChorusAudioCodecs
+import ChorusFiles
 import ChorusModels
 import ChorusStreaming
 import Foundation

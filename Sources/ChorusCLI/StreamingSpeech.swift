@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChorusFiles
 import Foundation
 import ChorusAudioCodecs
 import ChorusEngines

@@ -1,4 +1,4 @@
-import ChorusModels
+import ChorusFiles
 import Foundation
 import ChorusStreaming
 

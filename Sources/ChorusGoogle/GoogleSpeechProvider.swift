@@ -1,5 +1,5 @@
-import ChorusModels
 import ChorusCloud
+import ChorusFiles
 import ChorusStreaming
 import Foundation
 import GRPCCore

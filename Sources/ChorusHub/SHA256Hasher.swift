@@ -1,3 +1,4 @@
+import ChorusFiles
 import ChorusModels
 import Crypto
 import Foundation
@@ -35,7 +36,7 @@ struct SHA256Hasher: Sendable {
     /// The SHA-256 of the file at `url`.
     static func hex(ofFileAt url: URL) throws -> String {
         var hasher = SHA256Hasher()
-        try ChorusModels.SHA256.forEachChunk(ofFileAt: url) { hasher.update($0) }
+        try ChorusFiles.SHA256.forEachChunk(ofFileAt: url) { hasher.update($0) }
         return hasher.finish()
     }
 }

@@ -1,4 +1,5 @@
 import ChorusDSP
+import ChorusFiles
 import ChorusModels
 import Foundation
 import ChorusSpeech

@@ -1,3 +1,6 @@
+// ChorusModels was where StagedFile, OutputTarget, SHA256 and Locked lived; re-exported, code that imports
+// ChorusModels for them still builds (the light targets import ChorusFiles alone).
+@_exported import ChorusFiles
 import Foundation
 
 /// What one installed model is made of: its files (with size and SHA-256 where they are known),

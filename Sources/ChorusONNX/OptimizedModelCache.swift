@@ -1,3 +1,4 @@
+import ChorusFiles
 import ChorusModels
 import Foundation
 
@@ -159,7 +160,7 @@ public struct OptimizedModelCache: Sendable, Equatable {
     }
 
     private static func hash(_ text: String) -> String {
-        var hasher = ChorusModels.SHA256()
+        var hasher = ChorusFiles.SHA256()
         hasher.update(Data(text.utf8))
         return hasher.finish()
     }

@@ -1,6 +1,6 @@
 #if canImport(AVFoundation)
 @preconcurrency import AVFoundation
-import ChorusModels
+import ChorusFiles
 
 /// Plays through `AVAudioEngine` (Apple platforms): one player node on the engine's main mixer,
 /// which converts the rate to the hardware's.

@@ -1,4 +1,4 @@
-import ChorusModels
+import ChorusFiles
 
 /// A sink that plays nothing but takes as long as playing would, on a clock of the caller's choice.
 ///

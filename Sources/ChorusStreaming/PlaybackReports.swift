@@ -1,4 +1,4 @@
-import ChorusModels
+import ChorusFiles
 
 /// Carries "these samples were played" from a sink's threads and callbacks to the pipeline's task.
 ///

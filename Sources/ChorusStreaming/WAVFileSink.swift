@@ -1,5 +1,5 @@
 import ChorusAudio
-import ChorusModels
+import ChorusFiles
 import Foundation
 
 /// Writes the stream to a WAV file as it is produced, as fast as it comes.

@@ -1,5 +1,6 @@
 import ChorusAudio
 @testable import ChorusCLI
+import ChorusFiles
 import ChorusGoogle
 import ChorusModels
 import ChorusStreaming

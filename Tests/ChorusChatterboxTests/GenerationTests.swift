@@ -1,4 +1,5 @@
 import ChorusDSP
+import ChorusFiles
 import ChorusGeneration
 import ChorusModels
 import ChorusONNX

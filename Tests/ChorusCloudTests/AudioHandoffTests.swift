@@ -1,3 +1,4 @@
+import ChorusFiles
 import ChorusModels
 import Foundation
 import ChorusStreaming

@@ -1,3 +1,4 @@
+import ChorusFiles
 @testable import ChorusHub
 import ChorusModels
 import Foundation

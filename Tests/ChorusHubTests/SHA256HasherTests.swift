@@ -1,3 +1,4 @@
+import ChorusFiles
 @testable import ChorusHub
 import ChorusModels
 import Foundation
@@ -14,7 +15,7 @@ import Testing
         let message = (0..<1000).map { UInt8(truncatingIfNeeded: $0 * 31 + 7) }
         for split in [0, 1, 55, 56, 63, 64, 65, 127, 128, 500, 999, 1000] {
             var fast = SHA256Hasher()
-            var portable = ChorusModels.SHA256()
+            var portable = ChorusFiles.SHA256()
             message.withUnsafeBytes { bytes in
                 fast.update(UnsafeRawBufferPointer(rebasing: bytes[..<split]))
                 fast.update(UnsafeRawBufferPointer(rebasing: bytes[split...]))
@@ -25,7 +26,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-hasher-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(message).write(to: file)
-        #expect(try SHA256Hasher.hex(ofFileAt: file) == ChorusModels.SHA256.hex(ofFileAt: file))
+        #expect(try SHA256Hasher.hex(ofFileAt: file) == ChorusFiles.SHA256.hex(ofFileAt: file))
     }
 
     @Test func hashingThreadGivesTheDigestOfEverythingQueuedInOrder() {

@@ -1,3 +1,4 @@
+import ChorusFiles
 @testable import ChorusModels
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import ChorusEngines
+import ChorusFiles
 import ChorusModels
 @testable import ChorusServer
 import ChorusSpeech

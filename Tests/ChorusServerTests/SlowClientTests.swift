@@ -1,3 +1,4 @@
+import ChorusFiles
 @testable import ChorusServer
 import ChorusModels
 import ChorusSpeech

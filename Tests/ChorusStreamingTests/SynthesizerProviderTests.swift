@@ -1,3 +1,4 @@
+import ChorusFiles
 import Foundation
 import ChorusModels
 import ChorusSpeech
