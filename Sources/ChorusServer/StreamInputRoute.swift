@@ -60,6 +60,10 @@ struct StreamInputRoute: Sendable {
             defer { ticket.release() }
             let (synthesizer, voice) = try await engines.loaded(engine, voice: context.requestContext.parameters.get("voice"))
             let pending = PendingText(limit: Self.pendingTextLimit)
+            // The client's text as read, at most one message ahead of the segmenter ("" stands for a flush):
+            // the socket is read on while the segmenter waits for room in `pending`, so a client that
+            // leaves is seen at once, not when its queued text has been spoken.
+            let incoming = PendingText(limit: 1)
             let activity = SessionActivity()
             let watchdog = Task {
                 try await activity.waitForInactivity(timeout)
@@ -88,7 +92,15 @@ struct StreamInputRoute: Sendable {
                     activity.queued()
                     await pending.put(sentence)
                 }
-                var segmenter = SentenceSegmenter()
+                group.addTask {
+                    // Cuts the client's text into sentences and queues them, waiting while enough text waits.
+                    var segmenter = SentenceSegmenter()
+                    while let text = await incoming.next() {
+                        for sentence in text.isEmpty ? segmenter.finish() : segmenter.append(text) { await queue(sentence) }
+                    }
+                    for sentence in segmenter.finish() { await pending.put(sentence) }
+                    pending.finish()
+                }
                 var ended = false
                 var held = first
                 while let fields = try await Self.next(&held, from: &messages) {
@@ -100,19 +112,17 @@ struct StreamInputRoute: Sendable {
                         ended = true
                         break
                     }
-                    for sentence in segmenter.append(text) { await queue(sentence) }
-                    if fields["flush"] as? Bool == true {
-                        for sentence in segmenter.finish() { await queue(sentence) }
-                    }
+                    await incoming.put(text)
+                    if fields["flush"] as? Bool == true { await incoming.put("") }
                 }
                 guard ended else {
-                    // The client left without ending: stop speaking to nobody.
+                    // The client left without ending: stop speaking to nobody, whatever model call is running.
                     group.cancelAll()
+                    incoming.finish()
                     pending.finish()
                     return
                 }
-                for sentence in segmenter.finish() { await pending.put(sentence) }
-                pending.finish()
+                incoming.finish()
                 try await group.waitForAll()
             }
         } catch let error where !(error is CancellationError) {

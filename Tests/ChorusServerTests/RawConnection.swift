@@ -60,6 +60,9 @@ struct RawConnection {
         func send(_ bytes: String) async throws {
             try await channel.writeAndFlush(ByteBuffer(string: bytes))
         }
+        func send(bytes: [UInt8]) async throws {
+            try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+        }
         func close() async {
             try? await channel.close()
         }
