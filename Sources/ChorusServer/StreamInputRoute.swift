@@ -78,6 +78,9 @@ struct StreamInputRoute: Sendable {
                     defer { pending.finish() }
                     while let sentence = await pending.next() {
                         defer { activity.spoken() }
+                        // A stream whose reader is cancelled ends without an error: without this check a session
+                        // whose client left would start, and at once end, a model call for every queued sentence.
+                        try Task.checkCancellation()
                         var encoder = try AudioStreamEncoder(format: .pcm, engineRate: synthesizer.sampleRate, pcmRate: rate)
                         for try await chunk in synthesizer.stream(SynthesisRequest(text: sentence, voiceID: voice.id)) {
                             try await Self.send(try encoder.encode(chunk.samples), to: outbound)
