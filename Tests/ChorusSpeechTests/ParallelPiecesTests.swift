@@ -241,18 +241,7 @@ private final class Inputs: @unchecked Sendable {
             try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
             return input
         }
-        let consumer = Task {
-            var got: [Int] = []
-            do {
-                while let piece = try await pieces.next() { got.append(piece.input) }
-            } catch is CancellationError {
-                return (got, watch.snapshot.running, true)
-            }
-            return (got, watch.snapshot.running, false)
-        }
-        while watch.snapshot.started.count < 4 { try await Task.sleep(for: .milliseconds(1)) }
-        consumer.cancel()
-        let (got, runningWhenThrown, threwCancellation) = try await consumer.value
+        let (got, runningWhenThrown, threwCancellation) = try await cancelConsumer(of: pieces, watch: watch, afterStarts: 4)
         #expect(got == [0])
         #expect(threwCancellation)
         #expect(runningWhenThrown == 0)
@@ -343,18 +332,7 @@ private final class Inputs: @unchecked Sendable {
             try await Task.sleep(for: input == 0 ? .zero : .seconds(600))
             return input
         }
-        let consumer = Task {
-            var got: [Int] = []
-            do {
-                while let piece = try await pieces.next() { got.append(piece.input) }
-            } catch is CancellationError {
-                return (got, watch.snapshot.running, true)
-            }
-            return (got, watch.snapshot.running, false)
-        }
-        while watch.snapshot.started.count < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        consumer.cancel()
-        let (got, runningWhenThrown, threwCancellation) = try await consumer.value
+        let (got, runningWhenThrown, threwCancellation) = try await cancelConsumer(of: pieces, watch: watch, afterStarts: 2)
         #expect(got == [0])
         #expect(threwCancellation)
         #expect(runningWhenThrown == 0)
@@ -409,4 +387,22 @@ private final class Inputs: @unchecked Sendable {
             }
         }
     }
+}
+
+/// Reads `pieces` in a task of its own, cancels it once `count` calls have started, and returns what it got,
+/// the calls still running when `next()` threw, and whether what it threw was a cancellation.
+private func cancelConsumer(of pieces: ParallelPieces<Int, Int>, watch: CallWatch,
+                            afterStarts count: Int) async throws -> (got: [Int], running: Int, threwCancellation: Bool) {
+    let consumer = Task {
+        var got: [Int] = []
+        do {
+            while let piece = try await pieces.next() { got.append(piece.input) }
+        } catch is CancellationError {
+            return (got, watch.snapshot.running, true)
+        }
+        return (got, watch.snapshot.running, false)
+    }
+    while watch.snapshot.started.count < count { try await Task.sleep(for: .milliseconds(1)) }
+    consumer.cancel()
+    return try await consumer.value
 }
