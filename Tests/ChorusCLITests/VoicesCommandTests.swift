@@ -1,3 +1,4 @@
+import ChorusChatterbox
 import ChorusModels
 import ChorusSpeech
 import Foundation
@@ -56,9 +57,11 @@ import Testing
         for name in ["embed_tokens.onnx", "language_model.onnx", "conditional_decoder.onnx", "tokenizer.json"] {
             try garbage.write(to: chatterbox.appendingPathComponent(name))
         }
-        for name in ["audio_features", "audio_tokens", "speaker_embeddings", "speaker_features"] {
-            try Data(count: 16).write(to: chatterboxVoice.appendingPathComponent("\(name).npy"))
-        }
+        // The four files are well formed (a voice with damaged files is listed as unusable, not as a voice).
+        try VoiceConditioning(audioFeatures: [Float](repeating: 0, count: 4 * 8), conditioningLength: 4, width: 8,
+                              audioTokens: [1, 2, 3], speakerEmbeddings: [Float](repeating: 0, count: 192),
+                              speakerFeatures: [Float](repeating: 0, count: 2 * VoiceConditioning.melBins), promptFrames: 2)
+            .write(to: chatterboxVoice)
         return root
     }
 
