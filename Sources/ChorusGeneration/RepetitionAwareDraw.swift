@@ -6,8 +6,7 @@
 /// The replacing draw gives the repeated token probability zero and renormalises the rest, as upstream
 /// does since its "fix ras" commit (February 2026: `weighted_scores[top_ids] = -inf` before
 /// `random_sampling`); before it the repeated token stayed in the distribution and was often drawn again.
-/// The logits are left as they are (the token's weight is only skipped), so a `RedrawStopTokens` trial
-/// after this one starts again from the step's whole distribution.
+/// The logits are left as they are (the token's weight is only skipped).
 public struct RepetitionAwareDraw: SamplingStep {
     public let window: Int
     public let tauR: Double

@@ -173,16 +173,11 @@ public struct SamplingState {
 
 /// Why a token could not be drawn.
 public enum SamplingError: Error, Equatable, CustomStringConvertible {
-    /// A redraw rule kept drawing tokens it must reject; the model or its input is broken.
-    case stuck(step: Int, trials: Int)
     /// The step list has no draw step, so no token was chosen.
     case noDraw
 
     public var description: String {
         switch self {
-        case .stuck(let step, let trials):
-            return "Sampling drew only stop tokens \(trials) times at step \(step), before the minimum length; "
-                + "check that the model files belong together and the input is not empty."
         case .noDraw:
             return "The sampling steps chose no token; end the list with a draw step (CategoricalDraw, GreedyDraw or RepetitionAwareDraw)."
         }

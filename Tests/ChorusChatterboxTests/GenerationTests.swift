@@ -13,8 +13,8 @@ import Testing
     /// holds on any CPU because the generator kept only cases whose every draw has a margin (recorded in the
     /// golden) above what another kernel, thread count or instruction set changes in the logits; the runs at 1
     /// and 2 threads and with the logits perturbed by a relative 1e-5 show it here.
-    @Test(arguments: ["hello", "tags", "capped"], TestResources.Run.allCases)
-    func tokensEqualUpstream(name: String, run: TestResources.Run) throws {
+    @Test(arguments: ["hello", "tags", "capped"], GoldenRun.allCases)
+    func tokensEqualUpstream(name: String, run: GoldenRun) throws {
         let golden = try TestResources.decoded("\(name).json", as: TestResources.Case.self)
         let encoder = try ChatterboxTextEncoder(folder: TestResources.model)
         let ids = try encoder.ids(for: golden.text)

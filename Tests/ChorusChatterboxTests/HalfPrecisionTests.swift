@@ -53,8 +53,8 @@ import Testing
     /// as the first decode step showed it), and the audio within the tolerance of upstream's S3Gen. The cases'
     /// draws keep margins (recorded in the goldens; equal float16 values tie in a fixed order, so only a different
     /// value is a boundary), shown here at 1 and 2 threads and with the logits perturbed by a relative 1e-5.
-    @Test(arguments: ["hello", "tags", "capped"], TestResources.Run.allCases)
-    func tokensEqualUpstreamOnFloat16Graphs(name: String, run: TestResources.Run) throws {
+    @Test(arguments: ["hello", "tags", "capped"], GoldenRun.allCases)
+    func tokensEqualUpstreamOnFloat16Graphs(name: String, run: GoldenRun) throws {
         let golden = try TestResources.decoded("fp16-\(name).json", as: TestResources.Case.self)
         let float32 = try TestResources.decoded("\(name).json", as: TestResources.Case.self)
         let encoder = try ChatterboxTextEncoder(folder: TestResources.modelFP16)

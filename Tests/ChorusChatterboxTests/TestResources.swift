@@ -46,28 +46,6 @@ enum TestResources {
         var margins: [Double]?
     }
 
-    /// How a golden generation runs: ONNX Runtime at 1 or 2 intra-op threads (sums in another order), or with
-    /// every logit changed by a relative 1e-5 in one of two patterns (ChorusGeneration's LogitPerturbation).
-    /// The goldens' draws keep margins above both, so each must give the same tokens.
-    enum Run: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case oneThread, twoThreads, perturbedUp, perturbedDown
-
-        var threads: Int { self == .oneThread ? 1 : 2 }
-        var perturbation: LogitPerturbation? {
-            switch self {
-            case .oneThread, .twoThreads: nil
-            case .perturbedUp: LogitPerturbation(size: 1e-5, pattern: 1)
-            case .perturbedDown: LogitPerturbation(size: 1e-5, pattern: 2)
-            }
-        }
-        var testDescription: String { rawValue }
-
-        /// `body` with this run's perturbation in force for the samplers it makes.
-        func callAsFunction<T>(_ body: () throws -> T) rethrows -> T {
-            try LogitPerturbation.$active.withValue(perturbation, operation: body)
-        }
-    }
-
     /// The least margin a golden's draw keeps (margins.py's least threshold: a cumulative probability's 2e-6
     /// of the step's largest |logit|, against at most 2.3e-6 measured between PyTorch and ONNX Runtime at 1 and 2
     /// threads for a single logit, whose errors over a thousand candidates do not line up).

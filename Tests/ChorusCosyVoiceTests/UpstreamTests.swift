@@ -1,4 +1,5 @@
 import Foundation
+import ChorusGeneration
 import ChorusONNX
 import Testing
 @testable import ChorusCosyVoice
@@ -25,6 +26,12 @@ import Testing
         var threshold: Double
         /// The largest difference measured between upstream's PyTorch and ONNX Runtime's logits, relative.
         var measuredBound: Double
+        /// The perturbations under which upstream drew the same tokens (a relative size, LogitPerturbation's patterns).
+        struct Perturbation: Decodable {
+            var size: Double
+            var patterns: [UInt64]
+        }
+        var perturbedAlike: Perturbation
         var cases: [String: Case]
     }
 
@@ -60,16 +67,36 @@ import Testing
 
     /// The same speech tokens as upstream's `CosyVoice3LM.inference`, exactly: every draw lies at least
     /// `threshold` (1e-5, relative) from changing, thirteen times the largest difference measured between
-    /// upstream's PyTorch and ONNX Runtime at 1 and 2 threads, so another CPU or thread count draws the same.
-    @Test(arguments: [1, 2]) func speechTokensEqualUpstream(threads: Int) throws {
+    /// upstream's PyTorch and ONNX Runtime at 1 and 2 threads, so another CPU or thread count draws the same. Each
+    /// case runs at 1 and 2 threads and with every logit moved by a relative 1e-5 in two patterns (the generator
+    /// checked upstream draws the same tokens under both patterns too).
+    @Test(arguments: GoldenRun.allCases) func speechTokensEqualUpstream(run: GoldenRun) throws {
         let golden = try Self.languageModelGolden()
-        let model = try Self.languageModel(threads: threads)
+        #expect(golden.perturbedAlike.size == 1e-5 && golden.perturbedAlike.patterns == [1, 2])
+        let model = try Self.languageModel(threads: run.threads)
         for (name, expected) in golden.cases.sorted(by: { $0.key < $1.key }) {
-            let tokens = try model.generate(LanguageModel.Request(
+            let tokens = try run {
+                try model.generate(LanguageModel.Request(
+                    promptText: expected.promptTextTokens, text: expected.textTokens, promptSpeech: expected.promptSpeech,
+                    seed: expected.samplingSeed), onToken: { _ in })
+            }
+            #expect(tokens == expected.sampledTokens, "\(name), \(run)")
+        }
+    }
+
+    /// The perturbation reaches CosyVoice's draws, so the perturbed runs above could fail: at a relative 1e-2 the
+    /// zero-shot case draws otherwise (upstream's did too, from its 22nd token, when the generator checked).
+    @Test func perturbationChangesTheDraws() throws {
+        let expected = try #require(Self.languageModelGolden().cases["zero-shot"])
+        let model = try Self.languageModel(threads: 1)
+        let tokens = try LogitPerturbation.$active.withValue(LogitPerturbation(size: 1e-2)) {
+            try model.generate(LanguageModel.Request(
                 promptText: expected.promptTextTokens, text: expected.textTokens, promptSpeech: expected.promptSpeech,
                 seed: expected.samplingSeed), onToken: { _ in })
-            #expect(tokens == expected.sampledTokens, "\(name) at \(threads) threads")
         }
+        let first = zip(tokens, expected.sampledTokens).prefix { $0 == $1 }.count
+        print("CosyVoice zero-shot perturbed by 1e-2: \(tokens.count) tokens, first difference at \(first)")
+        #expect(tokens != expected.sampledTokens)
     }
 
     /// speech.json: upstream `CosyVoice3Model.tts` (stream=False) per case with the draw pinned and the flow's

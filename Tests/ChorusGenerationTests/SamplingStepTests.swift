@@ -144,27 +144,6 @@ func applied(_ steps: [any SamplingStep], to values: inout [Float], history: [In
         #expect(drawn == [1, 2], "token 0 holds 0.9 of the mass, yet it is never drawn again")
     }
 
-    @Test func redrawStopTokensNeverEmitsAStopBeforeTheMinimum() throws {
-        // Token 2 (a stop id) holds 0.7 of the mass: before the minimum it is redrawn, after it stands.
-        let probabilities = [0.2, 0.1, 0.7]
-        let rule = RedrawStopTokens(2..<3, until: 30, maximumTrials: 100, draw: CategoricalDraw())
-        var sampler = TokenSampler([rule], vocabularySize: 3, random: SeededRandom(seed: 8))
-        var drawn: [Int] = []
-        for _ in 0..<60 {
-            var values = logits(probabilities)
-            drawn.append(try values.withUnsafeMutableBufferPointer { try sampler.next($0) })
-        }
-        #expect(!drawn.prefix(30).contains(2))
-        #expect(drawn.suffix(30).contains(2))
-        // Only stop ids possible: the rule gives up with an error instead of looping.
-        var stuck = TokenSampler([RedrawStopTokens(0..<3, until: 1, maximumTrials: 5, draw: CategoricalDraw())],
-                                 vocabularySize: 3, random: SeededRandom(seed: 1))
-        var values = logits(probabilities)
-        #expect(throws: SamplingError.stuck(step: 0, trials: 6)) {
-            try values.withUnsafeMutableBufferPointer { try stuck.next($0) }
-        }
-    }
-
     @Test func aListWithoutADrawSaysSo() throws {
         var sampler = TokenSampler([TopK(2)], vocabularySize: 3, random: SeededRandom(seed: 1))
         var values: [Float] = [1, 2, 3]

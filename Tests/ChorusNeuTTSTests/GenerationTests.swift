@@ -12,8 +12,8 @@ import Testing
     /// holds on any CPU because the generator kept only seeds whose every draw has a margin (recorded in the
     /// golden) above what another kernel, thread count or instruction set changes in the logits; the runs at 1
     /// and 2 threads and with the logits perturbed by a relative 1e-5 show it here.
-    @Test(arguments: ["short", "long"], TestResources.Run.allCases)
-    func tokensEqualUpstream(name: String, run: TestResources.Run) throws {
+    @Test(arguments: ["short", "long"], GoldenRun.allCases)
+    func tokensEqualUpstream(name: String, run: GoldenRun) throws {
         let golden = try TestResources.goldenCase(name)
         let margins = try #require(golden.margins, "the golden records no margins; run make_testdata.py --goldens-only")
         #expect(margins.count == golden.generatedIds.count)
@@ -48,7 +48,7 @@ import Testing
         let builder = try TestResources.promptBuilder()
         let backbone = try Backbone(session: TestResources.session("backbone.onnx"), stopToken: builder.stopToken)
         let plain = try backbone.generate(.init(ids: golden.promptIds, seed: 24)) { _ in }
-        let perturbed = try [TestResources.Run.perturbedUp, .perturbedDown].map { run in
+        let perturbed = try [GoldenRun.perturbedUp, .perturbedDown].map { run in
             try run { try backbone.generate(.init(ids: golden.promptIds, seed: 24)) { _ in } }
         }
         print("NeuTTS seed 24: \(plain.count) tokens; perturbed \(perturbed.map(\.count))")

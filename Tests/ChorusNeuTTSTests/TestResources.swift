@@ -38,28 +38,6 @@ enum TestResources {
     /// between PyTorch and ONNX Runtime at 1 and 2 threads.
     static let leastMargin = 1e-5
 
-    /// How a golden generation runs: ONNX Runtime at 1 or 2 intra-op threads (its sums in another order), or
-    /// with every logit changed by a relative 1e-5 in one of two patterns (ChorusGeneration's LogitPerturbation).
-    /// The goldens' draws keep margins above each, so every run must give the golden tokens.
-    enum Run: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case oneThread, twoThreads, perturbedUp, perturbedDown
-
-        var threads: Int { self == .oneThread ? 1 : 2 }
-        var perturbation: LogitPerturbation? {
-            switch self {
-            case .oneThread, .twoThreads: nil
-            case .perturbedUp: LogitPerturbation(size: 1e-5, pattern: 1)
-            case .perturbedDown: LogitPerturbation(size: 1e-5, pattern: 2)
-            }
-        }
-        var testDescription: String { rawValue }
-
-        /// `body` with this run's perturbation in force for the samplers it makes.
-        func callAsFunction<T>(_ body: () throws -> T) rethrows -> T {
-            try LogitPerturbation.$active.withValue(perturbation, operation: body)
-        }
-    }
-
     static func goldenCase(_ name: String) throws -> Case {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase

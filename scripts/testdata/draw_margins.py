@@ -23,6 +23,9 @@ class TooClose(Exception):
 
 
 class Recorder:
+    """One generation's steps, each a dict of its margins by kind; with `thresholds`, a step that keeps less of a
+    kind raises TooClose."""
+
     def __init__(self, thresholds=None):
         self.thresholds = thresholds
         self.steps = []
@@ -38,6 +41,12 @@ RECORDER = [None]
 def largest(scores):
     finite = scores[torch.isfinite(scores)]
     return finite.abs().max().item()
+
+
+def draw_margin(target, before, after, total):
+    """The uniform's distance from the cumulative probabilities on either side of the chosen token (`before` and
+    `after`, of `total`), as a share of the whole: divided by 2 M, the draw margin."""
+    return min(target - before, after - target) / total
 
 
 def top_k_margin(scores, k):
@@ -88,7 +97,7 @@ def note_draw(probabilities, order, chosen, target, total):
     position = order.index(chosen)
     before = sum(probabilities[i] for i in order[:position])
     after = before + probabilities[chosen]
-    draw = min(target - before, after - target) / total
+    draw = draw_margin(target, before, after, total)
     # The nearest other value among the candidates: tokens of equal value (float16 logits tie often) keep their
     # order by id whatever moves them together, so a tie is no boundary; a different value is.
     values = scores[torch.tensor(order)]

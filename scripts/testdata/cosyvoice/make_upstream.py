@@ -683,9 +683,9 @@ def main():
         tokens, recorder = llm_tokens(llm, case, seed)
         least = recorder.margins()
         print(f"{name}: seed {seed}, {len(tokens)} tokens, least margin {min(least):.2e}, "
-              f"{sum('redraw' in d for d in recorder.draws)} redraws")
+              f"{sum('redraw' in d for d in recorder.steps)} redraws")
         goldens[name] = dict(case, samplingSeed=seed, sampledTokens=tokens, margins=least,
-                             marginKinds=[min(d, key=d.get) for d in recorder.draws])
+                             marginKinds=[min(d, key=d.get) for d in recorder.steps])
         for pattern in (1, 2):
             # The margins' proof on upstream's side: the same draws with every logit moved by a relative 1e-5.
             hook = llm.llm_decoder.register_forward_hook(margins.perturbation(1e-5, pattern))

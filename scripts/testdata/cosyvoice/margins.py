@@ -18,39 +18,16 @@ test perturbs each logit by a relative e: every logit moves by at most e M, ever
 A draw's margin is the least of these: the smallest relative change of the logits that could change it.
 """
 import math
+import os
+import sys
 
 import numpy as np
 import torch
 
-MASK64 = (1 << 64) - 1
-
-
-class SplitMix64:
-    """Chorus's SeededRandom: SplitMix64, and uniforms from its top 53 bits."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK64
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def uniform(self):
-        return (self.next() >> 11) * (1.0 / (1 << 53))
-
-    def gaussians(self, count):
-        """Box-Muller on pairs, u1 = 1 - uniform(), cos first then sin (SeededRandom.gaussians)."""
-        out = np.empty(count, np.float64)
-        for i in range(0, count, 2):
-            u1, u2 = 1.0 - self.uniform(), self.uniform()
-            radius = math.sqrt(-2.0 * math.log(u1))
-            out[i] = radius * math.cos(2.0 * math.pi * u2)
-            if i + 1 < count:
-                out[i + 1] = radius * math.sin(2.0 * math.pi * u2)
-        return out
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import draw_margins  # noqa: E402
+from draw_margins import TooClose  # noqa: E402,F401  (make_upstream.py catches margins.TooClose)
+from seeded_random import SplitMix64  # noqa: E402
 
 
 def noise_table(seed, frames):
@@ -84,24 +61,19 @@ def perturbation(size, pattern):
     return hook
 
 
-class TooClose(Exception):
-    pass
-
-
-class Recorder:
+class Recorder(draw_margins.Recorder):
     """One generation's draws: the step's raw logits (from a hook on the LLM's decoder), the scores upstream's
-    sampling got, and each draw's margins."""
+    sampling got, and each drawn token's margins (steps; a redraw's go with its token's). Strict: a draw that
+    keeps less than THRESHOLD of any kind raises TooClose."""
 
     def __init__(self, seed, strict=False):
+        super().__init__({kind: THRESHOLD for kind in KINDS} if strict else None)
         self.random = SplitMix64(seed)
-        self.strict = strict
         self.logits = None
         self.scores = None
-        self.draws = []
 
-    def margins(self):
-        """Per drawn token: the least margin of its draws (a redraw's included)."""
-        return [round(min(d.values()), 9) for d in self.draws]
+
+KINDS = ("draw", "order", "top_k", "top_p", "redraw")
 
 
 RECORDER = [None]
@@ -120,7 +92,7 @@ def noting_scores(sampling):
         recorder = RECORDER[0]
         if recorder is not None:
             recorder.scores = weighted_scores.detach().clone().double()
-            recorder.draws.append({})
+            recorder.steps.append({})
         return sampling(weighted_scores, decoded_tokens, *args, **kwargs)
     return sample
 
@@ -140,15 +112,15 @@ def pinned_multinomial(self, num_samples, replacement=False, *, generator=None, 
         if target < running:
             chosen = index
             break
-    draw = min(target - before, running - target) / total
+    draw = draw_margins.draw_margin(target, before, running, total)
     note(recorder, len(weights), chosen, draw)
     return torch.tensor([chosen], dtype=torch.long)
 
 
 def note(recorder, count, chosen, draw):
     raw = recorder.logits
-    largest = raw[torch.isfinite(raw)].abs().max().item()
-    margins = recorder.draws[-1]
+    largest = draw_margins.largest(raw)
+    margins = recorder.steps[-1]
     scores = recorder.scores
     if count == scores.numel():
         # random_sampling's redraw over every token in index order: only the uniform's place matters.
@@ -171,8 +143,8 @@ def note(recorder, count, chosen, draw):
         cumulative = torch.cat([torch.zeros(1, dtype=values.dtype), values.cumsum(0)])
         tested = cumulative[:min(count + 1, 25)]
         margins["top_p"] = (tested - 0.8).abs().min().item() / (2 * largest)
-    if recorder.strict and min(margins.values()) < THRESHOLD:
-        raise TooClose(f"{min(margins, key=margins.get)} {min(margins.values()):.2e}")
+    if recorder.thresholds is not None:
+        draw_margins.check(margins, recorder.thresholds)
 
 
 class pinned:

@@ -14,7 +14,7 @@ files the Swift tests compare against (Tests/ChorusCosyVoiceTests/Resources/{voi
 The golden/chunk-mask* files are the zero-shot case again with estimator-chunk-mask/'s estimator, which takes
 upstream's attention mask: streamed chunks before the last run under upstream's chunk mask (`attention_mask`).
 
-Randomness is drawn from `SplitMix64` below, which Chorus implements identically
+Randomness is drawn from `SplitMix64` (scripts/testdata/seeded_random.py), which Chorus implements identically
 (Sources/ChorusDSP/SeededRandom.swift), so both sides make the same draws:
   * uniform(): the top 53 bits of the next 64-bit output, times 2**-53, in [0, 1);
   * categorical(weights): r = uniform() * sum(weights) (summed in index order, float64), the first
@@ -36,13 +36,14 @@ import onnxruntime as ort
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESOURCES = os.path.join(HERE, "..", "..", "..", "Tests", "ChorusCosyVoiceTests", "Resources")
+sys.path.insert(0, os.path.dirname(HERE))
+from seeded_random import SplitMix64  # noqa: E402
 
 SPEECH_TOKENS = 6561
 SOS, EOS, TASK = 6561, 6562, 6563
 STOP_IDS = range(6561, 6761)
 SILENT_TOKENS = {1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 2323}
 MAX_SILENT_RUN = 5
-MASK64 = (1 << 64) - 1
 N_FFT, HOP = 16, 4
 LOOKAHEAD = 3
 HOLDBACK_FRAMES = 8           # f0 predictor look-right 3 + conv_pre look-right 4 + 480 samples
@@ -54,46 +55,6 @@ CHUNK_FRAMES = 50
 INSTRUCTION_IDS = [2610, 525, 264, 10950, 17847, 13, 220, 14880, 11622, 102053, 57443, 102124, 1773, 151646]
 # "You are a helpful assistant.<|endofprompt|>": what upstream's cross-lingual examples put before the text.
 CROSS_LINGUAL_PREFIX_IDS = [2610, 525, 264, 10950, 17847, 13, 151646]
-
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK64
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def uniform(self):
-        return (self.next() >> 11) * (1.0 / (1 << 53))
-
-    def categorical(self, weights):
-        total = 0.0
-        for w in weights:
-            total += w
-        r = self.uniform() * total
-        running = 0.0
-        for i, w in enumerate(weights):
-            running += w
-            if r < running:
-                return i
-        return len(weights) - 1
-
-    def gaussians(self, count):
-        out = np.empty(count, np.float64)
-        i = 0
-        while i < count:
-            u1 = 1.0 - self.uniform()
-            u2 = self.uniform()
-            radius = math.sqrt(-2.0 * math.log(u1))
-            out[i] = radius * math.cos(2.0 * math.pi * u2)
-            if i + 1 < count:
-                out[i + 1] = radius * math.sin(2.0 * math.pi * u2)
-            i += 2
-        return out
 
 
 class Models:
