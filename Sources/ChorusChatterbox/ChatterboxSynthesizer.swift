@@ -208,19 +208,21 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         return audio
     }
 
+    /// The audio of `request`, a chunk of text per model call, one after another (see `PieceByPieceSpeech`);
+    /// the status is `synthesizing` while a chunk is made.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        SynthesisStream.make { [self] yield in
-            try request.checkTextAndSpeed(speeds: 1...1)
-            let (voiceID, voice) = try conditioning(request.voice)
-            let stages = try await prepare()
-            let rate = sampleRate
+        PieceByPieceSpeech.stream(
+            request, sampleRate: sampleRate, speeds: 1...1,
+            setup: { [self] in
+                let (id, voice) = try conditioning(request.voice)
+                return (id: id, voice: voice, stages: try await prepare())
+            },
+            pieces: { [self] _ in chunks(of: request.text, priority: request.priority) }
+        ) { [self] chunk, setup, _ in
             status.send(.synthesizing)
             defer { status.send(.ready) }
-            for chunk in chunks(of: request.text, priority: request.priority) {
-                let audio = try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
-                    try speak(chunk, voiceID: voiceID, voice: voice, stages: stages)
-                }
-                yield(AudioChunk(samples: audio, sampleRate: rate, text: chunk))
+            return try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
+                try speak(chunk, voiceID: setup.id, voice: setup.voice, stages: setup.stages)
             }
         }
     }

@@ -283,47 +283,56 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         stream(request, mode: .zeroShot)
     }
 
-    /// The audio of `request`, piece by piece, with the clip conditioning the LLM as `mode` says.
+    /// The audio of `request`, piece by piece, with the clip conditioning the LLM as `mode` says: each piece
+    /// streamed as upstream streams it, or made whole at another speed (see `PieceByPieceSpeech`).
     public func stream(_ request: SynthesisRequest, mode: Mode) -> AsyncThrowingStream<AudioChunk, Error> {
-        SynthesisStream.make { [self] yield in
-            try request.checkTextAndSpeed()
-            let (voice, voiceInstruction) = try conditioning(of: request.voice)
-            let instruction = mode == .crossLingual ? nil : voiceInstruction
-            let prompt: [Int]
-            let pieces: [String]
-            switch mode {
-            case .zeroShot:
-                if voice.text.isEmpty, instruction == nil {
-                    throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
-                }
-                prompt = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
-                pieces = try self.pieces(of: request.text)
-            case .crossLingual:
-                // Upstream's length limits then count the whole text, prefix included.
-                prompt = []
-                pieces = [Frontend.crossLingualText(request.text)]
+        PieceByPieceSpeech.stream(
+            request, sampleRate: sampleRate,
+            setup: { [self] in try prompt(for: request, mode: mode) },
+            pieces: { [self] _ in
+                // Cross-lingual: upstream's length limits count the whole text, prefix included.
+                mode == .crossLingual ? [Frontend.crossLingualText(request.text)] : try pieces(of: request.text)
             }
-            let usesPromptSpeech = mode == .zeroShot && instruction == nil
-            for piece in pieces {
-                let text = try frontend.tokenizer.encode(piece)
-                // Every model run is a job on the inference executor: no model loop holds a shared
-                // concurrency thread, and cancelling this task stops the run in progress.
-                if request.speed == 1 {
-                    _ = try await runLimit.withPlace {
-                        try await streamSynthesis(promptText: prompt, text: text, voice: voice,
-                                                  usesPromptSpeech: usesPromptSpeech) { samples in
-                            yield(AudioChunk(samples: samples, sampleRate: sampleRate, text: piece))
-                        }
-                    }
-                } else {
-                    // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
-                    let result = try await configuration.executor.run(limit: runLimit) { [self] in
-                        try synthesize(promptText: prompt, text: text, voice: voice,
-                                       usesPromptSpeech: usesPromptSpeech, speed: request.speed)
-                    }
-                    yield(AudioChunk(samples: result.audio, sampleRate: sampleRate, text: piece))
+        ) { [self] piece, prompt, early in
+            let text = try frontend.tokenizer.encode(piece)
+            // Every model run is a job on the inference executor: no model loop holds a shared
+            // concurrency thread, and cancelling this task stops the run in progress.
+            if request.speed == 1 {
+                _ = try await runLimit.withPlace {
+                    try await streamSynthesis(promptText: prompt.text, text: text, voice: prompt.voice,
+                                              usesPromptSpeech: prompt.usesPromptSpeech, onChunk: early)
                 }
+                return []
             }
+            // Upstream changes speed only when synthesising whole: the mel is resampled before HiFT.
+            return try await configuration.executor.run(limit: runLimit) { [self] in
+                try synthesize(promptText: prompt.text, text: text, voice: prompt.voice,
+                               usesPromptSpeech: prompt.usesPromptSpeech, speed: request.speed).audio
+            }
+        }
+    }
+
+    /// What the LLM reads before the text of `request` in `mode`, and the voice.
+    struct Prompt: Sendable {
+        var voice: VoicePrompt
+        /// The ids of the transcript or instruction (none cross-lingual).
+        var text: [Int]
+        /// Whether the LLM hears the clip's speech tokens.
+        var usesPromptSpeech: Bool
+    }
+
+    func prompt(for request: SynthesisRequest, mode: Mode) throws -> Prompt {
+        let (voice, voiceInstruction) = try conditioning(of: request.voice)
+        let instruction = mode == .crossLingual ? nil : voiceInstruction
+        switch mode {
+        case .zeroShot:
+            if voice.text.isEmpty, instruction == nil {
+                throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
+            }
+            return Prompt(voice: voice, text: try frontend.promptTokens(transcript: voice.text, instruction: instruction),
+                          usesPromptSpeech: instruction == nil)
+        case .crossLingual:
+            return Prompt(voice: voice, text: [], usesPromptSpeech: false)
         }
     }
 }

@@ -116,18 +116,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         PieceByPieceSpeech.stream(
-            request, of: self, parallelism: parallelism, pieces: Self.pieces(of:priority:),
-            calls: { [self] piece in try modelInputs(forPiece: piece).map { Call(ids: $0, piece: piece) } },
+            request, sampleRate: sampleRate, calls: .split(parallelism), setup: { [self] in try voice(request.voice) },
+            pieces: { _ in Self.pieces(of: request.text, priority: request.priority) },
+            calls: { [self] piece in try modelInputs(forPiece: piece) },
             // Calls after the first will run side by side: their session is made meanwhile.
             severalCalls: sessions.prepareShared,
-            speak: { [self] call, voice, alone in try await speak(ids: call.ids, voice: voice.id, speed: request.speed, alone: alone) },
-            audio: { [sampleRate] in AudioChunk(samples: $0.output, sampleRate: sampleRate, text: $0.input.piece) })
-    }
-
-    /// One model call's input: an id sequence, and the piece of text it is in.
-    struct Call: Sendable {
-        var ids: [Int64]
-        var piece: String
+            speak: { [self] ids, voice, alone, _ in try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone) })
     }
 
     /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id

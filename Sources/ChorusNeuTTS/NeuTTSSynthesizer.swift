@@ -145,20 +145,18 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
             .filter { !$0.allSatisfy(\.isWhitespace) }
     }
 
+    /// The audio of `request`, piece by piece (`pieces(of:voice:)`), each piece streamed in upstream's chunks
+    /// or spoken whole as `configuration.streams` says (see `PieceByPieceSpeech`).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        SynthesisStream.make { [self] yield in
-            try request.checkTextAndSpeed(speeds: 1...1)
-            let voice = try neuTTSVoice(request.voice)
-            let (rate, streams) = (sampleRate, configuration.streams)
+        PieceByPieceSpeech.stream(
+            request, sampleRate: sampleRate, speeds: 1...1,
+            setup: { [self] in try neuTTSVoice(request.voice) },
+            pieces: { [self] voice in try pieces(of: request.text, voice: voice) }
+        ) { [self] piece, voice, early in
             try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
-                for piece in try pieces(of: request.text, voice: voice) {
-                    try InferenceExecutor.checkCancellation()
-                    if streams {
-                        try speakStreaming(piece, voice: voice) { yield(AudioChunk(samples: $0, sampleRate: rate, text: piece)) }
-                    } else {
-                        yield(AudioChunk(samples: try speak(piece, voice: voice), sampleRate: rate, text: piece))
-                    }
-                }
+                guard configuration.streams else { return try speak(piece, voice: voice) }
+                try speakStreaming(piece, voice: voice, onChunk: early)
+                return []
             }
         }
     }

@@ -120,27 +120,25 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
         return PieceByPieceSpeech.stream(
-            request, of: self, parallelism: parallelism, pieces: Self.pieces(of:priority:),
+            request, sampleRate: sampleRate, calls: .split(parallelism), setup: { [self] in try voice(request.voice) },
+            pieces: { _ in Self.pieces(of: request.text, priority: request.priority) },
             calls: { [self] piece in
                 let calls = try modelInputs(forPiece: piece)
                 let cutAtClause = !PieceRamp.endsSentence(piece)
-                return calls.indices.map { Sentence(ids: calls[$0], piece: piece, endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
+                return calls.indices.map { Sentence(ids: calls[$0], endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
             },
             // Calls after the first will run side by side: their session is made meanwhile.
             severalCalls: sessions.prepareShared,
-            speak: { [self] sentence, _, alone in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
-            audio: { [sampleRate] sentence in
+            speak: { [self] sentence, _, alone, _ in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
+            samples: { sentence in
                 // Silence goes between sentences, so only when another one follows.
-                let pause = !sentence.isLast && sentence.input.endsSentence
-                return AudioChunk(samples: pause ? sentence.output + silence : sentence.output, sampleRate: sampleRate,
-                                  text: sentence.input.piece)
+                !sentence.isLast && sentence.input.input.endsSentence ? sentence.output + silence : sentence.output
             })
     }
 
-    /// One model call's input: a sentence's framed ids, and the piece of text it is in.
+    /// One model call's input: a sentence's framed ids.
     struct Sentence: Sendable {
         var ids: [Int64]
-        var piece: String
         /// Whether a sentence ends here, and not only a piece cut at a clause (the first of a stream).
         var endsSentence = true
     }

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The model calls of one utterance, run up to `inFlight` at once ahead of the consumer and handed
-/// back in the order of their inputs.
+/// back in the order of their inputs. A call may hand back outputs before it ends (`streaming`: an engine
+/// that streams audio within a piece): the consumer gets them as they come when the call is the one it
+/// waits for, else once the calls before it are handed back.
 ///
 /// With `firstRunsAlone`, the first call runs alone, so the first audio is as early as the machine
 /// allows (the engine gives a call alone all its threads); when it is done (at once without it), the window fills,
@@ -29,18 +31,20 @@ import Foundation
 /// one call at a time, so its state is never touched concurrently; the tasks it starts touch only
 /// their own input.
 public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked Sendable {
-    /// One finished call: what it was given, what it made, and whether another call follows.
+    /// One output of a call: what the call was given, what it made, whether another call follows, and
+    /// whether it came before the call's end (more of the call's outputs follow; `isLast` is then false).
     public struct Piece: Sendable {
         public var input: Input
         public var output: Output
         public var isLast: Bool
+        public var isEarly = false
     }
 
     private let inFlight: Int
     private let firstRunsAlone: Bool
     private let oneAfterAnother: Bool
     private let nextInput: () throws -> Input?
-    private let run: @Sendable (Input, Bool) async throws -> Output
+    private let run: @Sendable (Input, Bool, @escaping @Sendable (Output) -> Void) async throws -> Output
     private var running: [(input: Input, call: Call)] = []
     private var waiting: Input?
     private var inputsEnded = false
@@ -53,18 +57,28 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     ///   - oneAfterAnother: whether every call waits for the one before it to end, and runs alone.
     ///   - nextInput: the next call's input, nil when there are no more; called from `next()` only,
     ///     one input ahead of the calls at most, so text is prepared (phonemized) as it is needed.
-    ///   - run: one model call, told whether it runs alone: started while no other call of this
+    ///   - streaming: one model call, told whether it runs alone: started while no other call of this
     ///     utterance runs, and none will start beside it before it is handed back (the first with
-    ///     `firstRunsAlone`, a lone or last call), so it may take every thread of its engine.
+    ///     `firstRunsAlone`, a lone or last call), so it may take every thread of its engine. It may pass
+    ///     outputs to `early` before it returns its last.
     public init(inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false,
                 nextInput: @escaping () throws -> Input?,
-                run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output) {
+                streaming: @escaping @Sendable (_ input: Input, _ alone: Bool,
+                                                _ early: @escaping @Sendable (Output) -> Void) async throws -> Output) {
         precondition(inFlight > 0, "at least one call in flight")
         self.inFlight = inFlight
         self.firstRunsAlone = firstRunsAlone
         self.oneAfterAnother = oneAfterAnother
         self.nextInput = nextInput
-        self.run = run
+        self.run = streaming
+    }
+
+    /// Calls that each make one output, when they end.
+    public convenience init(inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false,
+                            nextInput: @escaping () throws -> Input?,
+                            run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output) {
+        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, oneAfterAnother: oneAfterAnother,
+                  nextInput: nextInput) { input, alone, _ in try await run(input, alone) }
     }
 
     /// Calls made by `run`, which is not told whether a call runs alone.
@@ -80,7 +94,8 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     public convenience init<Piece>(
         inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false, pieces: [Piece],
         inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
-        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+        streaming: @escaping @Sendable (_ input: Input, _ alone: Bool,
+                                        _ early: @escaping @Sendable (Output) -> Void) async throws -> Output
     ) {
         var nextPiece = 0
         var waiting: [Input] = []
@@ -98,7 +113,17 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
                 if !waiting.isEmpty || nextPiece < pieces.count { severalCalls() }
             }
             return input
-        }, run: run)
+        }, streaming: streaming)
+    }
+
+    /// Calls for `pieces` that each make one output, when they end.
+    public convenience init<Piece>(
+        inFlight: Int, firstRunsAlone: Bool = true, oneAfterAnother: Bool = false, pieces: [Piece],
+        inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
+        run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
+    ) {
+        self.init(inFlight: inFlight, firstRunsAlone: firstRunsAlone, oneAfterAnother: oneAfterAnother, pieces: pieces,
+                  inputs: inputs, severalCalls: severalCalls) { input, alone, _ in try await run(input, alone) }
     }
 
     /// Calls for `pieces` as an engine with `parallelism` runs them for `priority`
@@ -109,12 +134,25 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
         run: @escaping @Sendable (_ input: Input, _ alone: Bool) async throws -> Output
     ) {
-        switch parallelism.schedule(for: priority) {
+        self.init(schedule: parallelism.schedule(for: priority), callsAhead: parallelism.callsAhead, pieces: pieces,
+                  inputs: inputs, severalCalls: severalCalls) { input, alone, _ in try await run(input, alone) }
+    }
+
+    /// Calls for `pieces` run on `schedule`: one after another, one ahead of the consumer (two in flight), or
+    /// `callsAhead` side by side.
+    public convenience init<Piece>(
+        schedule: PieceParallelism.Schedule, callsAhead: Int, pieces: [Piece],
+        inputs: @escaping (Piece) throws -> [Input], severalCalls: @escaping () -> Void = {},
+        streaming: @escaping @Sendable (_ input: Input, _ alone: Bool,
+                                        _ early: @escaping @Sendable (Output) -> Void) async throws -> Output
+    ) {
+        switch schedule {
         case .oneAfterAnother:
-            self.init(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, pieces: pieces, inputs: inputs, run: run)
+            self.init(inFlight: 2, firstRunsAlone: false, oneAfterAnother: true, pieces: pieces, inputs: inputs,
+                      streaming: streaming)
         case .sideBySide(let firstAlone):
-            self.init(inFlight: parallelism.callsAhead, firstRunsAlone: firstAlone, pieces: pieces,
-                      inputs: inputs, severalCalls: severalCalls, run: run)
+            self.init(inFlight: callsAhead, firstRunsAlone: firstAlone, pieces: pieces,
+                      inputs: inputs, severalCalls: severalCalls, streaming: streaming)
         }
     }
 
@@ -122,7 +160,8 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         for entry in running { entry.call.task?.cancel() }
     }
 
-    /// The next call's result in input order, once it is done; nil when every input is spoken.
+    /// The next output in input order: the next one the head call hands back early, or its last once it is
+    /// done; nil when every input is spoken.
     public func next() async throws -> Piece? {
         do {
             if let failure {
@@ -137,13 +176,20 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
             }
             guard let head = running.first else { return nil }
             let call = head.call
-            let output = try await withTaskCancellationHandler {
-                try await call.output()
+            let made = await withTaskCancellationHandler {
+                await call.next()
             } onCancel: {
                 call.task?.cancel()
             }
             // A consumer cancelled just as the call ended still stops the calls after it.
             try Task.checkCancellation()
+            let output: Output
+            switch made {
+            case .early(let early):
+                return Piece(input: head.input, output: early, isLast: false, isEarly: true)
+            case .ended(let result):
+                output = try result.get()
+            }
             running.removeFirst()
             handedBack += 1
             var isLast = false
@@ -175,10 +221,10 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
                     // One after another: this call starts when the one before it has ended, and not
                     // at all when that one failed (its error is what the consumer gets).
                     if let before {
-                        _ = try await before.output()
+                        _ = try await before.ended().get()
                         try Task.checkCancellation()
                     }
-                    call.finish(.success(try await run(input, alone)))
+                    call.finish(.success(try await run(input, alone) { call.handBack($0) }))
                 } catch {
                     call.finish(.failure(error))
                 }
@@ -203,10 +249,11 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
         inputsEnded = true
         waiting = nil
         for entry in calls { entry.call.task?.cancel() }
-        for entry in calls { _ = try? await entry.call.output() }
+        for entry in calls { _ = await entry.call.ended() }
     }
 
-    /// One call in flight: its task, and its output once done, handed to whoever waits for it.
+    /// One call in flight: its task, the outputs it handed back early and not yet taken, and its last output
+    /// once it is done, handed to whoever waits for them.
     ///
     /// The consumer waits here rather than on the task's `value`: with Swift 6.3.1 on Linux, a consumer
     /// awaiting `value` was at times not resumed when the task ended, but only when another task of the
@@ -215,6 +262,12 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
     /// dispatch workers were all idle). A continuation resumed by the task itself has not shown this.
     /// A small program of the same shape did not reproduce the delay, so its cause is not pinned down.
     private final class Call: @unchecked Sendable {
+        /// What a call made that its consumer has not taken: an output handed back early, or its end.
+        enum Made {
+            case early(Output)
+            case ended(Result<Output, Error>)
+        }
+
         private let lock = NSLock()
         private var made: Task<Void, Never>?
         /// The task making the output; set once, right after it starts.
@@ -222,28 +275,60 @@ public final class ParallelPieces<Input: Sendable, Output: Sendable>: @unchecked
             get { lock.withLock { made } }
             set { lock.withLock { made = newValue } }
         }
+        private var early: [Output] = []
         private var result: Result<Output, Error>?
-        /// The consumer, and the call after this one when calls run one after another.
-        private var waiters: [CheckedContinuation<Output, Error>] = []
+        /// The consumer, and the call after this one when calls run one after another, each woken by any news.
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Keeps an output made before the call's end for the consumer.
+        func handBack(_ output: Output) {
+            let waiters: [CheckedContinuation<Void, Never>] = lock.withLock {
+                guard result == nil else { return [] }
+                early.append(output)
+                defer { self.waiters = [] }
+                return self.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
 
         func finish(_ result: Result<Output, Error>) {
-            let waiters: [CheckedContinuation<Output, Error>] = lock.withLock {
+            let waiters: [CheckedContinuation<Void, Never>] = lock.withLock {
                 self.result = result
                 defer { self.waiters = [] }
                 return self.waiters
             }
-            for waiter in waiters { waiter.resume(with: result) }
+            for waiter in waiters { waiter.resume() }
         }
 
-        /// The call's output once it is done (at once if it is).
-        func output() async throws -> Output {
-            try await withCheckedThrowingContinuation { continuation in
-                let done: Result<Output, Error>? = lock.withLock {
-                    if let result { return result }
-                    waiters.append(continuation)
-                    return nil
+        /// The oldest output handed back early and not yet taken, else the call's end, once there is either.
+        func next() async -> Made {
+            while true {
+                let made: Made? = lock.withLock {
+                    if !early.isEmpty { return .early(early.removeFirst()) }
+                    return result.map { .ended($0) }
                 }
-                if let done { continuation.resume(with: done) }
+                if let made { return made }
+                await news { !self.early.isEmpty || self.result != nil }
+            }
+        }
+
+        /// The call's end (at once if it has ended), leaving its early outputs to the consumer.
+        func ended() async -> Result<Output, Error> {
+            while true {
+                if let result = lock.withLock({ result }) { return result }
+                await news { self.result != nil }
+            }
+        }
+
+        /// Returns once `ready` holds, or when anything changed since it was checked (checked under the lock).
+        private func news(_ ready: @escaping () -> Bool) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now: Bool = lock.withLock {
+                    if ready() { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
             }
         }
     }
