@@ -45,6 +45,7 @@ let package = Package(
         .library(name: "ChorusPhonemizer", targets: ["ChorusPhonemizer"]),
         .library(name: "ChorusSpeech", targets: ["ChorusSpeech"]),
         .library(name: "ChorusGeneration", targets: ["ChorusGeneration"]),
+        .library(name: "ChorusPieceModel", targets: ["ChorusPieceModel"]),
         .library(name: "ChorusKokoro", targets: ["ChorusKokoro"]),
         .library(name: "ChorusPiper", targets: ["ChorusPiper"]),
         .library(name: "ChorusCosyVoice", targets: ["ChorusCosyVoice"]),
@@ -109,10 +110,11 @@ let package = Package(
         .target(name: "ChorusPhonemizer", dependencies: ["CChorusEspeak"]),
         .target(name: "ChorusSpeech"),
         .target(name: "ChorusGeneration", dependencies: ["ChorusONNX", "ChorusDSP"]),
+        .target(name: "ChorusPieceModel", dependencies: ["ChorusSpeech", "ChorusONNX", "ChorusText"]),
 
         // Engines and listeners.
-        .target(name: "ChorusKokoro", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
-        .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPhonemizer", "ChorusText"]),
+        .target(name: "ChorusKokoro", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPieceModel", "ChorusPhonemizer", "ChorusText", "ChorusDSP", zip]),
+        .target(name: "ChorusPiper", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusPieceModel", "ChorusPhonemizer", "ChorusText"]),
         .target(name: "ChorusCosyVoice", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusNeuTTS", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusPhonemizer", "ChorusDSP", "ChorusText"]),
         .target(name: "ChorusChatterbox", dependencies: ["ChorusModels", "ChorusSpeech", "ChorusGeneration", "ChorusONNX", "ChorusAudio", "ChorusDSP", "ChorusText"]),
@@ -128,7 +130,7 @@ let package = Package(
 
         // The registry and the umbrella.
         .target(name: "ChorusEngines", dependencies: ["ChorusFiles", "ChorusModels", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusKokoro", "ChorusPiper", "ChorusCosyVoice", "ChorusNeuTTS", "ChorusChatterbox", "ChorusVAD", "ChorusRecognition"]),
-        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusFiles", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusSpeech", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
+        .target(name: "Chorus", dependencies: ["ChorusEngines", "ChorusFiles", "ChorusModels", "ChorusAudio", "ChorusDSP", "ChorusText", "ChorusPhonemizer", "ChorusGeneration", "ChorusPieceModel", "ChorusSpeech", "ChorusONNX", "ChorusVAD", "ChorusRecognition", "ChorusStreaming"]),
 
         // The server.
         .target(name: "ChorusServer", dependencies: ["ChorusAudioCodecs", "ChorusFiles", "ChorusModels", "ChorusText", "ChorusEngines", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusRecognition", "ChorusVAD", "ChorusONNX", hummingbird, hummingbirdWebSocket, httpTypes, nioCore, nioHTTP1, logging, serviceLifecycle, unixSignals, prometheus, grdb], resources: [.copy("Playground")]),

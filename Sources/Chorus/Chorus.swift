@@ -12,6 +12,7 @@
 @_exported import ChorusModels
 @_exported import ChorusONNX
 @_exported import ChorusPhonemizer
+@_exported import ChorusPieceModel
 @_exported import ChorusRecognition
 @_exported import ChorusSpeech
 @_exported import ChorusStreaming

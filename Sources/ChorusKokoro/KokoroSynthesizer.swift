@@ -2,6 +2,7 @@ import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusPhonemizer
+import ChorusPieceModel
 import ChorusSpeech
 import ChorusText
 
@@ -12,19 +13,14 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     public let voices: [Voice]
     /// The espeak-ng voice that phonemizes the text (the language spoken), "en-us" by default.
     public let espeakVoice: String
-
-    /// How the cores are shared between the pieces of a text (`CHORUS_PIECES` overrides it).
-    public let parallelism: PieceParallelism
-    /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
-    /// threads, or one call alone with all of them; more requests wait their turn here, suspended,
-    /// rather than fight over the cores.
-    public var runLimit: RunLimit { sessions.limit }
-    public var piecesInFlight: Int { parallelism.inFlight }
-
-    /// The model, loaded for a call alone and for calls side by side (see `PieceSessions`).
-    let sessions: PieceSessions
-    private var session: InferenceSession { sessions.alone }
     private let vocabulary: KokoroVocabulary
+    /// Kokoro's graph, its calls split over the cores (see `PieceModel`).
+    let model: PieceModel
+    /// How the cores are shared between the pieces of a text (`CHORUS_PIECES` overrides it).
+    public var parallelism: PieceParallelism { model.parallelism }
+    /// Model calls of this engine made at once (see `PieceModel.runLimit`).
+    public var runLimit: RunLimit { model.runLimit }
+    public var piecesInFlight: Int { model.parallelism.inFlight }
     private let voicePack: KokoroVoicePack
     private let frontEnd: KokoroPhonemizer
 
@@ -40,14 +36,6 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
     /// so the arena kept growing with blocks planned for earlier pieces (see `PiperSynthesizer`).
     public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
-
-    /// The output Kokoro's ONNX export puts the waveform in; a model without it is refused, not read as silence.
-    static let audioOutput = "audio"
-
-    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
-        .missingModelOutput(path: session.modelPath, output: audioOutput, outputs: session.outputs.map(\.name),
-                            remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
-    }
 
     /// The files of a Kokoro model folder.
     public struct Files: Sendable {
@@ -70,23 +58,18 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         }
     }
 
-    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. Calls side by
-    /// side get `parallelism.threadsPerRun` intra-op threads, a call alone `threadsAlone()`, unless
-    /// `options` sets them. The model's
-    /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
+    /// Loads a Kokoro model; `espeakVoice` picks the language the text is read in. `options`,
+    /// `parallelism` and `optimizedModels` are as for `PieceModel`.
     public init(files: Files = Files(folder: ModelStore.current.folder(for: manifest)), espeakVoice: String = "en-us",
                 options: SessionOptions = KokoroSynthesizer.defaultSessionOptions, parallelism: PieceParallelism? = nil,
                 optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
         try files.checkPresent()
-        let parallelism = try parallelism ?? PieceParallelism.current()
-        self.parallelism = parallelism
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
-        sessions = try PieceSessions(
-            modelPath: files.model.path, options: options, inFlight: parallelism.inFlight,
-            threadsPerRun: parallelism.threadsPerRun, threadsAlone: parallelism.threadsAlone(),
-            allowsSpinning: parallelism.allowsSpinning, optimizedModels: optimizedModels)
-        guard sessions.alone.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: sessions.alone) }
+        // Kokoro's ONNX export puts the waveform in "audio".
+        model = try PieceModel(modelPath: files.model.path, options: options, parallelism: parallelism,
+                               optimizedModels: optimizedModels, ramp: Self.streamingPieces, audioOutput: "audio",
+                               remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
         voices = voicePack.names.map(Self.describe)
@@ -110,36 +93,23 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
-    /// The audio of `request`, one model call per chunk, in order. The first call runs alone, with all the
-    /// engine's threads (unless the request's priority is the whole text); then up to
-    /// `parallelism.inFlight` calls run at once ahead of the consumer (see `ParallelPieces`).
-    /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
+    /// The audio of `request`, one model call per chunk of phoneme ids, in order (see `PieceModel.stream`).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        PieceByPieceSpeech.stream(
-            request, sampleRate: sampleRate, calls: .split(parallelism), setup: { [self] in try voice(request.voice) },
-            pieces: { _ in Self.pieces(of: request.text, priority: request.priority) },
-            calls: { [self] piece in try modelInputs(forPiece: piece) },
-            // Calls after the first will run side by side: their session is made meanwhile.
-            severalCalls: sessions.prepareShared,
-            speak: { [self] ids, voice, alone, _ in try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone) })
+        model.stream(request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) },
+                     calls: { [self] piece in try modelInputs(forPiece: piece) }) { [self] ids, voice, alone in
+            try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone)
+        }
     }
 
     /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id
     /// limit and before the `[0] ... [0]` framing; for checking what the model is fed.
     public func modelInputs(for text: String) throws -> [[Int64]] {
-        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
+        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap(modelInputs(forPiece:))
     }
 
-    /// The pieces of text `text` is spoken in: for the whole text, sentences packed up to `pieceLength`
-    /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
-    /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
-    static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
-        streamingPieces.pieces(of: text, heardAsMade: priority == .firstAudio)
-    }
-
-    /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
+    /// The machine's split for a Kokoro that serves `request` and no other (see `PieceRamp.parallelism(servingOnly:)`).
     public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
-        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text, priority: request.priority).count)
+        try streamingPieces.parallelism(servingOnly: request)
     }
 
     /// The id sequences for one piece of text.
@@ -202,12 +172,10 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// call of the request runs beside it.
     func speak(ids: [Int64], voice: String, speed: Float, alone: Bool) async throws -> [Float] {
         let tokens = [0] + ids + [0]
-        let outputs = try await sessions.run([
+        return try await model.audio([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),
-        ], outputs: [Self.audioOutput], alone: alone)
-        guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
-        return try audio.floats()
+        ], alone: alone)
     }
 }

@@ -2,6 +2,7 @@ import ChorusModels
 import Foundation
 import ChorusONNX
 import ChorusPhonemizer
+import ChorusPieceModel
 import ChorusSpeech
 import ChorusText
 
@@ -11,22 +12,18 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public var sampleRate: Int { config.sampleRate }
     public let voices: [Voice]
     public let config: PiperVoiceConfig
-
-    /// How the cores are shared between the sentences of a text (`CHORUS_PIECES` overrides it).
-    public let parallelism: PieceParallelism
-    /// Model calls of this engine made at once: `parallelism.inFlight`, the calls sharing the session's
-    /// threads, or one call alone with all of them; more requests wait their turn here, suspended,
-    /// rather than fight over the cores.
-    public var runLimit: RunLimit { sessions.limit }
-    public var piecesInFlight: Int { parallelism.inFlight }
-
-    /// The model, loaded for a call alone and for calls side by side (see `PieceSessions`).
-    let sessions: PieceSessions
-    private var session: InferenceSession { sessions.alone }
     private let encoder: PiperPhonemeEncoder
     private let phonemizer: EspeakPhonemizer
     /// Seconds of silence between sentences, as Piper inserts them.
     public let sentenceSilence: Double
+
+    /// The voice's VITS graph, its sentences split over the cores (see `PieceModel`).
+    let model: PieceModel
+    public var piecesInFlight: Int { model.parallelism.inFlight }
+    /// Model calls of this voice made at once (see `PieceModel.runLimit`).
+    public var runLimit: RunLimit { model.runLimit }
+    /// How the cores are shared between the sentences of a text (`CHORUS_PIECES` overrides it).
+    public var parallelism: PieceParallelism { model.parallelism }
 
     /// Text longer than this many characters is phonemized and spoken a piece at a time.
     static let pieceLength = 400
@@ -48,30 +45,17 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// sentences, 357 after 40; without the pattern 237 after 20 and 241 after 60).
     public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
 
-    /// The output Piper's VITS export puts the waveform in; a model without it is refused, not read as silence.
-    static let audioOutput = "output"
-
-    static func noAudioOutput(in session: InferenceSession) -> SpeechError {
-        .missingModelOutput(path: session.modelPath, output: audioOutput, outputs: session.outputs.map(\.name),
-                            remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")
-    }
-
-    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it. Calls side by
-    /// side get `parallelism.threadsPerRun` intra-op threads, a call alone `threadsAlone()`, unless
-    /// `options` sets them. The voice's
-    /// optimised graph is read from, or written to, `optimizedModels` (nil: optimised in every process).
+    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it; `options`,
+    /// `parallelism` and `optimizedModels` are as for `PieceModel`.
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
                 parallelism: PieceParallelism? = nil, optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
         self.sentenceSilence = sentenceSilence
         let configURL = try Self.checkPresent(modelPath)
         config = try PiperVoiceConfig(contentsOf: configURL)
-        let parallelism = try parallelism ?? PieceParallelism.current()
-        self.parallelism = parallelism
-        sessions = try PieceSessions(
-            modelPath: modelPath.path, options: options, inFlight: parallelism.inFlight,
-            threadsPerRun: parallelism.threadsPerRun, threadsAlone: parallelism.threadsAlone(),
-            allowsSpinning: parallelism.allowsSpinning, optimizedModels: optimizedModels)
-        guard sessions.alone.output(named: Self.audioOutput) != nil else { throw Self.noAudioOutput(in: sessions.alone) }
+        // Piper's VITS export puts the waveform in "output".
+        model = try PieceModel(modelPath: modelPath.path, options: options, parallelism: parallelism,
+                               optimizedModels: optimizedModels, ramp: Self.streamingPieces, audioOutput: "output",
+                               remedy: "It is not a Piper VITS voice; use an .onnx that Piper exported, with its .onnx.json.")
         encoder = PiperPhonemeEncoder(ids: config.phonemeIDs)
         phonemizer = try EspeakPhonemizer.shared()
         let id = modelPath.deletingPathExtension().lastPathComponent
@@ -106,6 +90,12 @@ public final class PiperSynthesizer: SpeechSynthesizer {
               gender: .unknown, summary: "Piper VITS voice '\(config.dataset)', \(config.sampleRate) Hz", sampleRate: config.sampleRate)
     }
 
+    /// The machine's split for a Piper voice that serves `request` and no other (see
+    /// `PieceRamp.parallelism(servingOnly:)`).
+    public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
+        try streamingPieces.parallelism(servingOnly: request)
+    }
+
     /// Loads the default voice from the model directory (`<models>/piper/en_US-joe-medium.onnx`).
     public convenience init(options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
                             parallelism: PieceParallelism? = nil) throws {
@@ -113,23 +103,17 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     }
 
     /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
-    /// `sentenceSilence`. The first sentence runs alone, with all the engine's threads
-    /// (unless the request's priority is the whole text); then up to
-    /// `parallelism.inFlight` sentences run at once ahead of the consumer (see `ParallelPieces`).
-    /// Cancelling the consumer stops every call in progress before the stream ends, and nothing runs on.
+    /// `sentenceSilence` (see `PieceModel.stream` for how the sentences run).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
-        return PieceByPieceSpeech.stream(
-            request, sampleRate: sampleRate, calls: .split(parallelism), setup: { [self] in try voice(request.voice) },
-            pieces: { _ in Self.pieces(of: request.text, priority: request.priority) },
+        return model.stream(
+            request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) },
             calls: { [self] piece in
                 let calls = try modelInputs(forPiece: piece)
                 let cutAtClause = !PieceRamp.endsSentence(piece)
                 return calls.indices.map { Sentence(ids: calls[$0], endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
             },
-            // Calls after the first will run side by side: their session is made meanwhile.
-            severalCalls: sessions.prepareShared,
-            speak: { [self] sentence, _, alone, _ in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
+            speak: { [self] sentence, _, alone in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
             samples: { sentence in
                 // Silence goes between sentences, so only when another one follows.
                 !sentence.isLast && sentence.input.input.endsSentence ? sentence.output + silence : sentence.output
@@ -146,19 +130,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per
     /// sentence, in order; for checking what the model is fed.
     public func modelInputs(for text: String) throws -> [[Int64]] {
-        try Self.pieces(of: text).flatMap(modelInputs(forPiece:))
-    }
-
-    /// The pieces of text `text` is spoken in: for the whole text, sentences packed up to `pieceLength`
-    /// characters; for the first audio, `streamingPieces`' ramp, so the first piece is the first
-    /// sentence (or its first clauses) and every later one is ready before the audio before it has played.
-    static func pieces(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
-        streamingPieces.pieces(of: text, heardAsMade: priority == .firstAudio)
-    }
-
-    /// The machine's split (`PieceParallelism.current()`) for an engine that serves `request` and no other.
-    public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
-        try PieceParallelism.current().forOnly(request, pieces: pieces(of: request.text, priority: request.priority).count)
+        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap(modelInputs(forPiece:))
     }
 
     /// One id sequence per sentence of a piece of text.
@@ -186,12 +158,10 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// runs beside it.
     func speak(ids: [Int64], speed: Float, alone: Bool) async throws -> [Float] {
         let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
-        let outputs = try await sessions.run([
+        return try await model.audio([
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
             "scales": Tensor(scales, shape: [3]),
-        ], outputs: [Self.audioOutput], alone: alone)
-        guard let audio = outputs[Self.audioOutput] else { throw Self.noAudioOutput(in: session) }
-        return try audio.floats()
+        ], alone: alone)
     }
 }

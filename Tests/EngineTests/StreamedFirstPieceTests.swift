@@ -13,18 +13,18 @@ import ChorusSpeech
         + "to the boats. They came home."
 
     @Test func kokoroAndPiperStreamsBeginWithTheFirstSentence() {
-        for pieces in [KokoroSynthesizer.pieces(of: Self.threeSentences, priority: .firstAudio),
-                       PiperSynthesizer.pieces(of: Self.threeSentences, priority: .firstAudio)] {
+        for pieces in [KokoroSynthesizer.streamingPieces.pieces(of: Self.threeSentences, heardAsMade: true),
+                       PiperSynthesizer.streamingPieces.pieces(of: Self.threeSentences, heardAsMade: true)] {
             #expect(pieces.first == "The lamp turned slowly. ")
             #expect(pieces.joined() == Self.threeSentences)
         }
         // The whole text, for a file, is one piece, as before.
-        #expect(KokoroSynthesizer.pieces(of: Self.threeSentences, priority: .wholeText) == [Self.threeSentences])
+        #expect(KokoroSynthesizer.streamingPieces.pieces(of: Self.threeSentences, heardAsMade: false) == [Self.threeSentences])
     }
 
     @Test func aLongFirstSentenceStartsWithItsFirstClause() {
-        for pieces in [KokoroSynthesizer.pieces(of: Self.longFirst, priority: .firstAudio),
-                       PiperSynthesizer.pieces(of: Self.longFirst, priority: .firstAudio)] {
+        for pieces in [KokoroSynthesizer.streamingPieces.pieces(of: Self.longFirst, heardAsMade: true),
+                       PiperSynthesizer.streamingPieces.pieces(of: Self.longFirst, heardAsMade: true)] {
             #expect(pieces.first == "Every night its lamp turned slowly over the harbour, ")
             #expect(pieces.joined() == Self.longFirst)
         }
