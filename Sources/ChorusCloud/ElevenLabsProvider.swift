@@ -11,36 +11,24 @@ import WSClient
 /// with the key in the `xi-api-key` header; send `{"text": " ", "voice_settings": …}` first, then
 /// `{"text": piece}` per piece, then `{"text": ""}` to end. The server answers with
 /// `{"audio": base64, …}` messages and finally `{"isFinal": true}`; errors come as `{"message": …}`.
-public struct ElevenLabsProvider: TTSProvider {
+///
+/// The audio is `StreamedPCMProvider`'s: signed 16-bit mono at the configured rate, as `output_format=pcm_{rate}`
+/// sends it, the WebSocket read only as fast as the stream is read.
+public struct ElevenLabsProvider: TTSProvider, StreamedPCMProvider {
     public var configuration: ElevenLabsConfiguration
 
     public init(configuration: ElevenLabsConfiguration) {
         self.configuration = configuration
     }
 
-    /// Signed 16-bit mono at the configured rate, as `output_format=pcm_{rate}` sends it.
-    public var outputFormat: AudioFormat {
-        AudioFormat(sampleRate: configuration.sampleRate, channels: 1, encoding: .int16)
-    }
-
-    /// Reads the WebSocket only as fast as the stream is read (see `AudioHandoff`).
-    public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
-        let configuration = configuration
-        return AudioHandoff.stream { send in
-            do {
-                try await Self.run(configuration, text: text, audio: send)
-            } catch {
-                throw Self.userFacing(error, key: configuration.apiKey)
-            }
-        }
-    }
+    package var sampleRate: Int { configuration.sampleRate }
 
     static let providerName = "ElevenLabs"
 
     /// The largest reply taken, in one frame or several.
     static let largestMessage = 16 << 20
 
-    private static func run(
+    package static func run(
         _ configuration: ElevenLabsConfiguration, text: AsyncStream<String>, audio: @escaping @Sendable (Data) async throws -> Void
     ) async throws {
         let url = try configuration.streamURL()
@@ -95,6 +83,10 @@ public struct ElevenLabsProvider: TTSProvider {
 
     private static func encode<Message: Encodable>(_ message: Message) throws -> String {
         String(decoding: try JSONEncoder().encode(message), as: UTF8.self)
+    }
+
+    package static func userFacing(_ error: any Error, configuration: ElevenLabsConfiguration, audioBytes: Int) -> any Error {
+        userFacing(error, key: configuration.apiKey)
     }
 
     /// The error as the user should see it: ours unchanged, the transport's named and scrubbed of the key.

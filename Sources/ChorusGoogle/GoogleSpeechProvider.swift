@@ -13,42 +13,35 @@ import GRPCProtobuf
 /// (voice name and language, `PCM` at the configured rate), every later one only a text input; the
 /// call's request side ends when the text does, and the server then finishes the audio and closes.
 /// Each `stream(text:)` opens its own HTTP/2 connection and closes it at the end.
+///
+/// The audio is `StreamedPCMProvider`'s: signed 16-bit little-endian mono at the configured rate, as `PCM`
+/// streams it, the response stream read only as fast as the stream is read: while the pipeline's buffer is
+/// full, no message is taken from gRPC, its HTTP/2 stream stops returning flow-control credit, and the server
+/// waits once `flowControlWindow` bytes are in flight.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-public struct GoogleSpeechProvider: TTSProvider {
+public struct GoogleSpeechProvider: TTSProvider, StreamedPCMProvider {
     public var configuration: GoogleSpeechConfiguration
 
     public init(configuration: GoogleSpeechConfiguration) {
         self.configuration = configuration
     }
 
-    /// Signed 16-bit little-endian mono at the configured rate, as `PCM` streams it.
-    public var outputFormat: AudioFormat {
-        AudioFormat(sampleRate: configuration.sampleRate, channels: 1, encoding: .int16)
-    }
+    package var sampleRate: Int { configuration.sampleRate }
 
-    /// Reads the response stream only as fast as the stream is read (see `AudioHandoff`): while the
-    /// pipeline's buffer is full, no message is taken from gRPC, its HTTP/2 stream stops returning
-    /// flow-control credit, and the server waits once `flowControlWindow` bytes are in flight.
-    public func stream(text: AsyncStream<String>) -> AsyncThrowingStream<Data, any Error> {
-        let configuration = configuration
-        return AudioHandoff.stream { send in
-            let received = Locked(0)
-            do {
-                try await Self.run(configuration, text: text) { audio in
-                    received.withLock { $0 += audio.count }
-                    try await send(audio)
-                }
-            } catch let error as RPCError {
-                throw GoogleSpeechError.from(
-                    error, audioBytes: received.withLock { $0 }, scrubbing: configuration.credentials.secret.redact)
-            } catch let error as RuntimeError {
-                // The transport could not be made (a name no resolver takes, say).
-                throw GoogleSpeechError.unavailable(message: GoogleSpeechError.clause(configuration.credentials.secret.redact(error.message)))
-            }
+    /// gRPC's errors as `GoogleSpeechError`; others (ours, cancellation) unchanged.
+    package static func userFacing(_ error: any Error, configuration: GoogleSpeechConfiguration, audioBytes: Int) -> any Error {
+        switch error {
+        case let error as RPCError:
+            return GoogleSpeechError.from(error, audioBytes: audioBytes, scrubbing: configuration.credentials.secret.redact)
+        case let error as RuntimeError:
+            // The transport could not be made (a name no resolver takes, say).
+            return GoogleSpeechError.unavailable(message: GoogleSpeechError.clause(configuration.credentials.secret.redact(error.message)))
+        default:
+            return error
         }
     }
 
-    private static func run(
+    package static func run(
         _ configuration: GoogleSpeechConfiguration, text: AsyncStream<String>,
         audio: @escaping @Sendable (Data) async throws -> Void
     ) async throws {
