@@ -20,13 +20,7 @@ import Testing
         var killed = 0
         // Kills spread over the command's life: from before it reads anything to after it is done.
         for delay in stride(from: 0, through: 1_500, by: 100) {
-            let process = Process()
-            process.executableURL = ChorusProcess.binary
-            process.arguments = ["voice", "add", "--engine", "neutts", "--codes", newCodes.path, "--text", "The new voice.",
-                                 "--id", "keep", "--model", folder.path, "--replace"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.replace(with: newCodes, model: folder)
             try await Task.sleep(for: .milliseconds(delay))
             if process.isRunning { kill(process.processIdentifier, SIGKILL); killed += 1 }
             process.waitUntilExit()
@@ -55,13 +49,7 @@ import Testing
         for attempt in 0..<4 {
             try NeuTTSVoice(codes: old, transcript: "The old voice.").write(id: "keep", to: voices, replacing: true)
             let oldSize = try Self.size(of: keep.appendingPathComponent(NeuTTSVoice.codesFile))
-            let process = Process()
-            process.executableURL = ChorusProcess.binary
-            process.arguments = ["voice", "add", "--engine", "neutts", "--codes", newCodes.path, "--text", "The new voice.",
-                                 "--id", "keep", "--model", folder.path, "--replace"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.replace(with: newCodes, model: folder)
             let sawStaging = await Self.killWhenStaging(process, in: voices)
             process.waitUntilExit()
 
@@ -81,6 +69,19 @@ import Testing
         }
         print("voice add --replace killed mid-replace in \(midReplace) of 4 runs")
         #expect(midReplace > 0, "no kill landed while the replace was under way: the test proved nothing")
+    }
+
+    /// `chorus voice add --replace` of NeuTTS voice `keep` in `folder`'s voices with the codes in `codes`
+    /// ("The new voice."), started and left running, its output thrown away.
+    static func replace(with codes: URL, model folder: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = ChorusProcess.binary
+        process.arguments = ["voice", "add", "--engine", "neutts", "--codes", codes.path, "--text", "The new voice.",
+                             "--id", "keep", "--model", folder.path, "--replace"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     static func size(of url: URL) throws -> Int {
