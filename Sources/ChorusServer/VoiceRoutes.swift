@@ -5,11 +5,13 @@ import Foundation
 import Hummingbird
 
 /// `POST /v1/audio/voices` clones a voice from an uploaded clip with any engine that clones (multipart:
-/// `audio`, `id`, `engine`, and `transcript` where the engine reads one; `language` and `replace` optional) and
+/// `audio`, `id`, `engine`, and `transcript` where the engine reads one; `language`, `replace` and, for an engine
+/// with `.instructions`, `instruction` optional) and
 /// installs it; `DELETE /v1/audio/voices/{id}?engine=` (or `?model=`) removes an installed one. Both go through the engine's
 /// `VoiceCloning`, so ids follow `VoiceID`'s rule and voices are written as `VoiceStore` writes them.
 ///
-/// Statuses: 201 made; 400 a bad field (id, clip, transcript, engine that does not clone); 404 an unknown
+/// Statuses: 201 made; 400 a bad field (id, clip, transcript, engine that does not clone, an instruction to an
+/// engine without instructions); 404 an unknown
 /// engine or voice, or a model not installed; 409 an id taken without `replace`; 413 a body over the upload limit.
 struct VoiceRoutes: Sendable {
     let configuration: ServerConfiguration
@@ -31,6 +33,13 @@ struct VoiceRoutes: Sendable {
         let voiceClip = VoiceClip(samples: clip.samples, sampleRate: clip.sampleRate,
                                   transcript: cloning.needsTranscript ? transcript : nil)
         let language = form.text("language").flatMap { $0.isEmpty ? nil : $0 }
+        let instruction = form.text("instruction")?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let instruction, !instruction.isEmpty, !engine.capabilities.contains(.instructions) {
+            let instructed = engines.engines.filter { $0.capabilities.contains(.instructions) }.map(\.id)
+            throw APIError.invalid("The \(engine.id) engine takes no instruction"
+                                   + (instructed.isEmpty ? "." : "; engines that do: \(instructed.joined(separator: ", "))."),
+                                   param: "instruction")
+        }
         do {
             try voiceClip.check(accepting: cloning.clipSeconds, engine: engine.id)  // before the engine loads
             guard let cloner = try await engines.loaded(engine) as? any VoiceCloning else {
@@ -39,7 +48,13 @@ struct VoiceRoutes: Sendable {
             if !replacing, cloner.voices.contains(where: { $0.id == id }) {
                 throw SpeechError.voiceExists(id, engine: engine.id)
             }
-            let voice = try await cloner.cloneVoice(from: voiceClip, id: id, language: language)
+            var voice = try await cloner.cloneVoice(from: voiceClip, id: id, language: language)
+            if let instruction, !instruction.isEmpty {
+                guard let instructed = cloner as? any InstructedVoices else {
+                    throw APIError.invalid("The \(engine.id) engine takes no instruction.", param: "instruction")
+                }
+                voice = try instructed.instructed(voice, with: instruction)
+            }
             try await cloner.register(voice, replacing: replacing)
             return try json(voice.voice, status: .created)
         } catch {

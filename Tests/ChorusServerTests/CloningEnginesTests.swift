@@ -80,6 +80,35 @@ import Testing
         }
     }
 
+    /// An engine with `.instructions` (CosyVoice) stores a clone's `instruction` with the voice, to be read in
+    /// place of its transcript; another engine refuses one as the client's mistake, before anything is made.
+    @Test func anInstructionGoesOnlyToAnEngineThatReadsOne() async throws {
+        let (cosyvoice, folder) = try Self.engine(try Engine.named("cosyvoice"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (neutts, neuttsFolder) = try Self.engine(try Engine.named("neutts"))
+        defer { try? FileManager.default.removeItem(at: neuttsFolder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [cosyvoice, neutts])
+        try await server.makeApplication().test(.router) { client in
+            for engine in ["cosyvoice", "neutts"] {
+                let (headers, body) = form([(name: "engine", value: engine), (name: "id", value: "told"),
+                                            (name: "transcript", value: "Hello there, this is my voice."),
+                                            (name: "instruction", value: "请用广东话表达。")],
+                                           files: [(name: "audio", filename: "clip.wav", data: try Self.clip(seconds: 3))])
+                let made = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+                if engine == "cosyvoice" {
+                    #expect(made.status == .created, "\(String(buffer: made.body))")
+                    let details = try String(contentsOf: folder.appendingPathComponent("voices/told/voice.json"), encoding: .utf8)
+                    #expect(details.contains("请用广东话表达。"), "\(details)")
+                } else {
+                    #expect(made.status == .badRequest)
+                    #expect(try ErrorBody(made.body).error.param == "instruction")
+                    #expect(String(buffer: made.body).contains("engines that do: cosyvoice"), "\(String(buffer: made.body))")
+                    #expect(try neutts.installedVoices().allSatisfy { $0.id != "told" })
+                }
+            }
+        }
+    }
+
     @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
     func clonesThroughTheServerAndSpeaksWithTheNewVoice(_ id: String) async throws {
         let (engine, folder) = try Self.engine(try Engine.named(id))

@@ -114,6 +114,7 @@ func stereoClip(seconds: Double, rate: Int) throws -> Data {
         ([("id", "ok")], 2.0, "transcript"),
         ([("id", "ok"), ("transcript", "t")], 0.5, "audio"),
         ([("id", "ok"), ("transcript", "t"), ("engine", "fake")], 2.0, "engine"),
+        ([("id", "ok"), ("transcript", "t"), ("instruction", "Speak softly.")], 2.0, "instruction"),
     ] as [([(String, String)], Double, String)])
     func badClonesAreRefusedNamingTheField(fields: [(String, String)], seconds: Double, param: String) async throws {
         try await server().makeApplication().test(.router) { client in

@@ -149,24 +149,29 @@ async function loadModels() {
   const engine = $('engine');
   // The first choice, and the default: the server picks the engine and voice that speak the text's language.
   engine.replaceChildren(new Option('Automatic (by the text’s language)', ''),
-    ...state.models.map((model) => new Option(`${model.name} (${model.id})`, model.id)));
+    ...state.models.map((model) => {
+      const option = new Option(`${model.name} (${model.id})`, model.id);
+      // What the engine can do, from /v1/models (Engine.capabilities).
+      option.title = model.capabilities.join(', ');
+      return option;
+    }));
   const remembered = localStorage.getItem('chorus-engine');
   if (remembered && state.models.some((model) => model.id === remembered)) engine.value = remembered;
 
   const cloning = state.models.filter((model) => model.clones_voices);
   $('clone-engine').replaceChildren(...cloning.map((model) => new Option(model.name, model.id)));
-  $('clone-help').textContent = cloning.length
-    ? 'Upload a clip (WAV, or anything this browser plays) or record one, with its words; the voice is installed at once.'
-    : 'No engine on this server clones voices.';
+  $('clone-help').textContent = cloning.length ? '' : 'No engine on this server clones voices.';
   $('clone-button').disabled = !cloning.length;
   showCloneNeeds();
   await loadVoices();
 }
 
-// The clone form asks for a transcript only where the chosen engine reads one, and says the clip lengths it takes.
+// The clone form asks for a transcript only where the chosen engine reads one, offers an instruction only where it
+// takes one, and says the clip lengths it takes.
 function showCloneNeeds() {
   const model = state.models.find((entry) => entry.id === $('clone-engine').value);
   const cloning = model && model.cloning;
+  $('clone-instruction-field').hidden = !(model && model.capabilities.includes('instructions'));
   $('clone-transcript-field').hidden = !(cloning && cloning.needs_transcript);
   $('clone-transcript').required = Boolean(cloning && cloning.needs_transcript);
   if (cloning) {
@@ -474,6 +479,9 @@ async function clone() {
   form.append('id', id);
   if (!$('clone-transcript-field').hidden) form.append('transcript', $('clone-transcript').value.trim());
   if ($('clone-language').value.trim()) form.append('language', $('clone-language').value.trim());
+  if (!$('clone-instruction-field').hidden && $('clone-instruction').value.trim()) {
+    form.append('instruction', $('clone-instruction').value.trim());
+  }
   form.append('audio', state.cloneClip, 'clip.wav');
   $('clone-button').disabled = true;
   say('clone-status', 'Making the voice…');
