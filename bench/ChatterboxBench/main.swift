@@ -8,17 +8,13 @@ import ChorusONNX
 import ChorusSpeech
 import Foundation
 
-struct Run: Encodable {
-    var generate = 0.0, generateInRun = 0.0, decode = 0.0, whole = 0.0, firstChunk = 0.0, streamed = 0.0
-}
-
 struct Report: Encodable {
     var threads: Int
     var steps: Int
     var samples: Int
     var chunks: Int
     var tokens: [Int]
-    var runs: [Run]
+    var runs: [TokenEngineRun]
 }
 
 let option = BenchOptions(usage: "ChatterboxBench --model DIR --voice DIR --text TEXT --stream-text TEXT [--seed N] [--threads N] [--runs N]")
@@ -81,7 +77,7 @@ if CommandLine.arguments.contains("--memory") {
 _ = try decoder.decode(language.generate(prompt) { _ in }, voice: voice)  // warm-up
 var report = Report(threads: threads, steps: 0, samples: 0, chunks: 0, tokens: [], runs: [])
 for _ in 0..<runs {
-    var run = Run()
+    var run = TokenEngineRun()
     runtime.resetStatistics()
     let start = clock.now
     let tokens = try language.generate(prompt) { _ in }

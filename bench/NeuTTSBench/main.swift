@@ -13,15 +13,11 @@ struct Case: Decodable {
     var seed: UInt64
 }
 
-struct Run: Encodable {
-    var generate = 0.0, generateInRun = 0.0, decode = 0.0, whole = 0.0, firstChunk = 0.0, streamed = 0.0
-}
-
 struct Report: Encodable {
     var threads: Int
     var steps: Int
     var codes: Int
-    var runs: [Run]
+    var runs: [TokenEngineRun]
 }
 
 let option = BenchOptions(usage: "NeuTTSBench --model DIR --case case.json --reference ref.i32 [--threads N] [--runs N]")
@@ -49,7 +45,7 @@ let request = Backbone.Request(ids: input.prompt_ids, seed: input.seed)
 _ = try codec.decode(prompt.codes(in: backbone.generate(request) { _ in }))  // warm-up
 var report = Report(threads: threads, steps: 0, codes: 0, runs: [])
 for _ in 0..<runs {
-    var run = Run()
+    var run = TokenEngineRun()
     runtime.resetStatistics()
     let start = clock.now
     let tokens = try backbone.generate(request) { _ in }
