@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Load on `chorus serve`: N concurrent clients on 127.0.0.1 for a bounded time, per engine.
+"""Load on `chorus serve`: N concurrent clients on 127.0.0.1 for a bounded time.
 
     swift build -c release --product chorus
-    python3 bench/serve_load.py [--engines piper kokoro] [--clients 8] [--seconds 120]
+    python3 bench/serve_load.py [--clients 8] [--seconds 120] [--engines piper kokoro] [--formats pcm mp3 wav flac]
 
-Starts `chorus serve` on a free loopback port, then for each engine runs the
-clients, each sending POST /v1/audio/speech one after the other (sentences from
-bench/tts_paragraph.txt, response_format pcm, read as it streams) until the time is up. Reports
-requests/s, p50/p95 time to first audio byte and whole time, 200s, 429s, requests the client gave up
-waiting for (--timeout) and other errors, and the
-server's resident memory (VmRSS) before and after each engine's run. Standard library only; it
-never sends anything beyond the loopback and stops by itself.
+Starts `chorus serve` on a free loopback port, loads each engine with one request, then runs the clients
+for --seconds: each sends POST /v1/audio/speech one after the other (sentences from
+bench/tts_paragraph.txt, read as it streams), client i's n-th request in engine (i + n) mod E and format
+(i + 2n) mod F, so every engine and format are in flight at once. --per-engine runs the engines one
+after the other instead. Reports requests/s, p50/p95 time to first audio byte and whole time (all and per
+engine), 200s, 429s (and any 429 without Retry-After, which counts as an error), requests the client gave
+up waiting for (--timeout), other errors, and the server's resident memory (VmRSS) at start (after the
+warm-up), in the middle and at the end of the run, with its peak (sampled every 0.5 s). Standard library
+only; it never sends anything beyond the loopback and stops by itself.
 """
 import argparse
 import http.client
@@ -40,11 +42,11 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def speak(port: int, engine: str, text: str, timeout: float):
-    """One request: (status, seconds to first body byte, seconds in all); status "timeout" when the
-    server sent nothing for `timeout` seconds."""
+def speak(port: int, engine: str, text: str, timeout: float, audio_format: str = "pcm"):
+    """One request: (status, seconds to first body byte, seconds in all, engine, Retry-After header);
+    status "timeout" when the server sent nothing for `timeout` seconds."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    body = json.dumps({"model": engine, "input": text, "response_format": "pcm"})
+    body = json.dumps({"model": engine, "input": text, "response_format": audio_format})
     start = time.monotonic()
     try:
         connection.request("POST", "/v1/audio/speech", body, {"Content-Type": "application/json"})
@@ -56,13 +58,34 @@ def speak(port: int, engine: str, text: str, timeout: float):
                 first = time.monotonic() - start
             if not piece:
                 break
-        return response.status, first, time.monotonic() - start
+        return response.status, first, time.monotonic() - start, engine, response.getheader("Retry-After")
     except TimeoutError:
-        return "timeout", None, time.monotonic() - start
+        return "timeout", None, time.monotonic() - start, engine, None
     except OSError as error:
-        return f"error: {error}", None, time.monotonic() - start
+        return f"error: {error}", None, time.monotonic() - start, engine, None
     finally:
         connection.close()
+
+
+class MemorySampler(threading.Thread):
+    """The server's VmRSS every `interval` seconds while running: its samples with their times."""
+
+    def __init__(self, pid: int, interval: float = 0.5):
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.samples, self.done = pid, interval, [], threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            self.samples.append((time.monotonic(), rss_mib(self.pid)))
+            self.done.wait(self.interval)
+
+    def stop(self):
+        self.done.set()
+        self.join()
+        self.samples.append((time.monotonic(), rss_mib(self.pid)))
+
+    def at(self, moment: float) -> float:
+        return min(self.samples, key=lambda sample: abs(sample[0] - moment))[1]
 
 
 def percentile(values, fraction):
@@ -72,55 +95,76 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
-def run_engine(port, pid, engine, clients, seconds, sentences, timeout):
-    # One request first, so the engine's load is not counted in the run.
-    warm = speak(port, engine, sentences[0], timeout)
-    if warm[0] != 200:
-        print(f"{engine}: warm-up request answered {warm[0]}; skipped")
+def report(label, results, elapsed, timeout):
+    def kind(result):
+        if result[0] == 429:
+            return "refused" if result[4] else "error"
+        return {200: "ok", "timeout": "timeout"}.get(result[0], "error")
+    ok, refused, timeouts, errors = ([r for r in results if kind(r) == k] for k in ("ok", "refused", "timeout", "error"))
+    firsts = [r[1] for r in ok if r[1] is not None]
+    wholes = [r[2] for r in ok]
+    print(f"{label}: {len(ok)} ok ({len(ok) / elapsed:.2f} requests/s), {len(refused)} x 429 with Retry-After, "
+          f"{len(timeouts)} waited out (> {timeout:.0f} s), {len(errors)} errors"
+          + (f" (first: {errors[0][0]}{' without Retry-After' if errors[0][0] == 429 else ''})" if errors else ""))
+    print(f"  time to first audio p50 {percentile(firsts, 0.5) * 1000:.0f} ms, p95 {percentile(firsts, 0.95) * 1000:.0f} ms; "
+          f"whole p50 {percentile(wholes, 0.5) * 1000:.0f} ms, p95 {percentile(wholes, 0.95) * 1000:.0f} ms")
+
+
+def run(port, pid, engines, formats, clients, seconds, sentences, timeout):
+    """The clients for `seconds`, each turning through `engines` and `formats`; figures, then memory."""
+    for engine in engines:
+        # One request first, so the engine's load is not counted in the run.
+        warm = speak(port, engine, sentences[0], timeout)
+        if warm[0] != 200:
+            print(f"{engine}: warm-up request answered {warm[0]}; left out")
+            engines = [e for e in engines if e != engine]
+    if not engines:
         return
-    rss_before = rss_mib(pid)
+    memory = MemorySampler(pid)
+    memory.start()
     results, lock = [], threading.Lock()
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    deadline = started + seconds
 
     def client(index):
-        turn = index
+        turn = 0
         while time.monotonic() < deadline:
-            outcome = speak(port, engine, sentences[turn % len(sentences)], timeout)
+            engine = engines[(index + turn) % len(engines)]
+            audio_format = formats[(index + 2 * turn) % len(formats)]
+            outcome = speak(port, engine, sentences[(index + turn * clients) % len(sentences)], timeout, audio_format)
             with lock:
                 results.append(outcome)
             if outcome[0] == 429:
                 time.sleep(0.2)
-            turn += clients
+            turn += 1
 
-    started = time.monotonic()
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    elapsed = time.monotonic() - started
-    ok = [r for r in results if r[0] == 200]
-    refused = [r for r in results if r[0] == 429]
-    timeouts = [r for r in results if r[0] == "timeout"]
-    errors = [r for r in results if r[0] not in (200, 429, "timeout")]
-    firsts = [r[1] for r in ok if r[1] is not None]
-    wholes = [r[2] for r in ok]
-    print(f"{engine}: {clients} clients, {elapsed:.0f} s: {len(ok)} ok ({len(ok) / elapsed:.2f} requests/s), "
-          f"{len(refused)} x 429, {len(timeouts)} waited out (> {timeout:.0f} s), {len(errors)} errors"
-          + (f" (first: {errors[0][0]})" if errors else ""))
-    print(f"  time to first audio p50 {percentile(firsts, 0.5) * 1000:.0f} ms, p95 {percentile(firsts, 0.95) * 1000:.0f} ms; "
-          f"whole p50 {percentile(wholes, 0.5) * 1000:.0f} ms, p95 {percentile(wholes, 0.95) * 1000:.0f} ms")
-    print(f"  server RSS {rss_before:.0f} MiB before, {rss_mib(pid):.0f} MiB after")
+    ended = time.monotonic()
+    memory.stop()
+    elapsed = ended - started
+    print(f"{'+'.join(engines)} in {'+'.join(formats)}: {clients} clients, {elapsed:.0f} s")
+    report("  all", results, elapsed, timeout)
+    for engine in engines:
+        report(f"  {engine}", [r for r in results if r[3] == engine], elapsed, timeout)
+    peak = max(sample[1] for sample in memory.samples)
+    print(f"  server RSS {memory.at(started):.0f} MiB at start, {memory.at(started + elapsed / 2):.0f} MiB in the middle, "
+          f"{memory.at(ended):.0f} MiB at the end, peak {peak:.0f} MiB")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engines", nargs="+", default=["piper", "kokoro"])
+    parser.add_argument("--formats", nargs="+", default=["pcm", "mp3", "wav", "flac"])
+    parser.add_argument("--per-engine", action="store_true", help="one engine at a time instead of all at once")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--chorus", default=str(ROOT / ".build/release/chorus"))
     parser.add_argument("--queue", type=int, default=8, help="the server's --queue")
-    parser.add_argument("--rounds", type=int, default=1, help="runs per engine, one after the other (RSS after each shows whether it settles)")
+    parser.add_argument("--rounds", type=int, default=1, help="runs, one after the other (RSS after each shows whether it settles)")
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds a client waits for the server before giving a request up (the run's last requests finish past --seconds)")
     args = parser.parse_args()
@@ -141,9 +185,10 @@ def main():
         else:
             sys.exit("chorus serve did not start listening.")
         print(f"chorus serve pid {server.pid} on 127.0.0.1:{port}, RSS {rss_mib(server.pid):.0f} MiB at start")
-        for engine in args.engines:
+        groups = [[engine] for engine in args.engines] if args.per_engine else [args.engines]
+        for engines in groups:
             for _ in range(args.rounds):
-                run_engine(port, server.pid, engine, args.clients, args.seconds, sentences, args.timeout)
+                run(port, server.pid, engines, args.formats, args.clients, args.seconds, sentences, args.timeout)
     finally:
         server.terminate()
         server.wait(timeout=60)
