@@ -5,17 +5,19 @@ DEMO_TEXT ?= Hello from Chorus. Everything you hear was made on this machine, wi
 
 .PHONY: setup build demo test install clean
 
-# Set-up builds chorus in the configuration the next step uses, to pull the models with it: release for
-# `make demo` and `make install`, debug for `make test` (whose test build contains it), never both.
+# Set-up builds chorus to pull the models with it. `make demo` speaks with that debug build, which `make
+# test`'s test build then contains, so the two commands build chorus once: nearly all of a synthesis is
+# ONNX Runtime's, the same library in either configuration. `make install` builds the release.
 setup:
 	scripts/setup.sh
 
 build:
 	scripts/setup.sh --release
 
-demo: build
-	.build/release/chorus speak --engine kokoro "$(DEMO_TEXT)" -o demo-kokoro.wav
-	.build/release/chorus speak --engine piper "$(DEMO_TEXT)" -o demo-piper.wav
+demo: setup
+	bin=$$($(SWIFT) build --show-bin-path) && \
+	  $$bin/chorus speak --engine kokoro "$(DEMO_TEXT)" -o demo-kokoro.wav && \
+	  $$bin/chorus speak --engine piper "$(DEMO_TEXT)" -o demo-piper.wav
 	@echo "wrote demo-kokoro.wav and demo-piper.wav"
 
 # NeuTTS's goldens were made with the espeak-ng its wheel bundles (1.52.0.1); the library is chosen when a

