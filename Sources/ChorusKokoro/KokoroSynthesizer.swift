@@ -27,10 +27,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
     /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
-    /// clauses up to 60 characters when it is longer, then pieces each at most as long as all the text
-    /// before them, which keeps every piece in time while a second of speech takes at most half a second
-    /// to make (Kokoro alone on 2 cores took 0.3-0.4 s per second of speech: StreamingBench, README).
-    static let streamingPieces = PieceRamp(firstLength: 60, growth: 1, maxLength: pieceLength)
+    /// clauses up to 60 characters when it is longer, then pieces each at most half as long as all the
+    /// text before them, which keeps every piece in time while a second of speech takes at most two
+    /// thirds of a second to make. Served piece by piece on 2 cores, Kokoro took 0.60 s per second of
+    /// speech (bench/stream_first_byte.py, 8 sentences: 24.6 s for 40.6 s), and with pieces as long as
+    /// all the text before them (in time only up to 0.5) a listener heard gaps of up to 2.1 s.
+    static let streamingPieces = PieceRamp(firstLength: 60, growth: 0.5, maxLength: pieceLength)
 
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
