@@ -15,6 +15,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
     case clipTooLong(seconds: Double, maximum: Double)
     /// The prompt and the longest generation do not fit the language model's positions.
     case promptTooLong(tokens: Int, limit: Int)
+    /// The voice's prompt tokens leave no room for speech in what one decoder call holds.
+    case voiceTooLong(tokens: Int, limit: Int)
     /// The language model's first logits were all -inf, so no speech token can be drawn.
     case noFiniteLogit
 
@@ -32,6 +34,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
             "The voice clip is \(String(format: "%.1f", seconds)) s long; Chatterbox takes at most \(String(format: "%.0f", maximum)) s (5-10 s is best), so trim it."
         case .promptTooLong(let tokens, let limit):
             "The prompt is \(tokens) positions, leaving no room for speech within the language model's \(limit); use shorter text."
+        case .voiceTooLong(let tokens, let limit):
+            "The voice's prompt is \(tokens) speech tokens, leaving no room for speech within the \(limit) the decoder takes at once; add the voice again from a shorter clip (5-10 s)."
         case .noFiniteLogit:
             "The language model scored every speech token -inf at the first draw; the graph or its weights are damaged: pull the model again (chorus models pull chatterbox)."
         }
@@ -41,10 +45,10 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
 }
 
 extension ChatterboxError: CallerMistake {
-    /// Clips of the wrong length and texts too long for the positions are the caller's to fix.
+    /// Clips of the wrong length, texts and voices too long for the graphs are the caller's to fix.
     public var isCallersMistake: Bool {
         switch self {
-        case .clipTooShort, .clipTooLong, .promptTooLong: true
+        case .clipTooShort, .clipTooLong, .promptTooLong, .voiceTooLong: true
         case .unexpectedModel, .tokenizerConvention, .invalidVoice, .noFiniteLogit: false
         }
     }

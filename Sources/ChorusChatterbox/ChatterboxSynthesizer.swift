@@ -49,6 +49,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         public let text: ChatterboxTextEncoder
         public let model: LanguageModel
         public let decoder: ConditionalDecoder
+        /// What one call of the graphs holds (read from them, else the published export's).
+        public let capacity: ChatterboxCapacity
     }
 
     public let engineName = "chatterbox"
@@ -142,7 +144,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
                                 language: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.languageModel)),
                                 sampling: configuration.sampling, maximumNewTokens: configuration.maximumNewTokens),
                             decoder: try ConditionalDecoder(
-                                session: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.conditionalDecoder))))
+                                session: InferenceSession(modelPath: folder.path(ChatterboxModelFolder.conditionalDecoder))),
+                            capacity: try ChatterboxCapacity(folder: folder))
                     }
                     status.send(.ready)
                     return stages
@@ -175,31 +178,73 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
         return (stored.voice.id, stored.conditioning)
     }
 
-    /// The chunks `text` is spoken in, at most `chunkCharacters` each. For the whole text, the seed's
-    /// chunks, the first at most `firstChunkCharacters`; for the first audio, `PieceRamp`'s: the first
-    /// sentence, or its first clauses up to `firstChunkCharacters` when longer, then chunks each at most
-    /// as long as all the text before them, so that each is ready before the audio before it has played
+    /// The chunks `text` is spoken in, at most `chunkCharacters` each (`longest` when given). For the whole
+    /// text, the seed's chunks, the first at most `firstChunkCharacters`; for the first audio, `PieceRamp`'s:
+    /// the first sentence, or its first clauses up to `firstChunkCharacters` when longer, then chunks each at
+    /// most as long as all the text before them, so that each is ready before the audio before it has played
     /// out while a second of speech takes at most half a second to make.
-    public func chunks(of text: String, priority: SynthesisRequest.Priority = .wholeText) -> [String] {
+    public func chunks(of text: String, priority: SynthesisRequest.Priority = .wholeText, longest: Int? = nil) -> [String] {
+        let longest = min(longest ?? configuration.chunkCharacters, configuration.chunkCharacters)
+        let first = min(configuration.firstChunkCharacters, longest)
         if priority == .firstAudio {
-            let first = min(configuration.firstChunkCharacters, configuration.chunkCharacters)
-            return PieceRamp(firstLength: first, growth: 1, maxLength: configuration.chunkCharacters).split(text)
+            return PieceRamp(firstLength: first, growth: 1, maxLength: longest).split(text)
                 .map { PythonStringRules.strip($0) }
                 .filter { !$0.isEmpty }
         }
-        var pieces = ChatterboxTextEncoder.chunks(of: text, maxCharacters: configuration.chunkCharacters)
-        if let first = pieces.first, first.count > configuration.firstChunkCharacters {
-            pieces.replaceSubrange(0..<1, with: ChatterboxTextEncoder.chunks(of: first, maxCharacters: configuration.firstChunkCharacters))
+        var pieces = ChatterboxTextEncoder.chunks(of: text, maxCharacters: longest)
+        if let head = pieces.first, head.count > first {
+            pieces.replaceSubrange(0..<1, with: ChatterboxTextEncoder.chunks(of: head, maxCharacters: first))
         }
         return pieces
     }
 
-    /// One chunk spoken as upstream's `generate` does (without the watermark), or its kept audio.
+    /// Characters a chunk may have for each speech token the graphs leave room to draw: the seed's proportion,
+    /// 300 characters to upstream's 1,001 draws (40 s at 25 tokens a second), twice what prose read at about
+    /// 15 characters a second needs.
+    public static let charactersPerDraw = 0.3
+
+    /// The chunks `text` is spoken in with `voice` on `stages`' graphs, each fitting them, found before any model
+    /// runs: when the decoder leaves the voice fewer draws than upstream's 1 + `maximumNewTokens`, chunks of at
+    /// most `charactersPerDraw` characters for each of them (on the generated models, 44 characters for 147
+    /// draws; the published export leaves room for all 1,001, so its chunks stay `chunkCharacters`), and each cut again
+    /// until its text ids fit the tokenizer's `model_max_length` (so none is dropped) and T3's positions leave
+    /// room to draw. Throws `ChatterboxError.voiceTooLong` when the voice leaves the decoder no room.
+    public func chunks(of text: String, priority: SynthesisRequest.Priority, voice: VoiceConditioning,
+                       stages: Stages) throws -> [String] {
+        let capacity = stages.capacity
+        let longestDraws = 1 + stages.model.maximumNewTokens
+        let room = capacity.decoderRoom(voice)
+        guard room >= 1 else {
+            throw ChatterboxError.voiceTooLong(tokens: voice.audioTokens.count, limit: capacity.decoderTokens)
+        }
+        let longest = room >= longestDraws ? configuration.chunkCharacters : max(1, Int(Double(room) * Self.charactersPerDraw))
+        func fitted(_ chunk: String) throws -> [String] {
+            let count = try stages.text.textTokenCount(for: chunk)
+            if count <= stages.text.maximumTextTokens ?? .max,
+               capacity.draws(textIDs: count + 1, voice: voice, longest: longestDraws) >= 1 {
+                return [chunk]
+            }
+            guard chunk.count > 1 else {
+                throw ChatterboxError.promptTooLong(tokens: voice.conditioningLength + count + 1, limit: capacity.positions)
+            }
+            return try ChatterboxTextEncoder.chunks(of: chunk, maxCharacters: chunk.count / 2).flatMap(fitted)
+        }
+        return try chunks(of: text, priority: priority, longest: longest).flatMap(fitted)
+    }
+
+    /// One chunk spoken as upstream's `generate` does (without the watermark), or its kept audio; its draws
+    /// end where the decoder or T3's positions would overflow (see `chunks(of:priority:voice:stages:)`).
     func speak(_ chunk: String, voiceID: String, voice: VoiceConditioning, stages: Stages) throws -> [Float] {
         let key = ChunkCache.Key(text: chunk, voice: voiceID)
         if let kept = chunkCache.audio(for: key) { return kept }
         let ids = try stages.text.ids(for: chunk)
-        let tokens = try stages.model.generate(.init(voice: voice, ids: ids, seed: configuration.seed)) { _ in
+        var model = stages.model
+        let draws = stages.capacity.draws(textIDs: ids.count, voice: voice, longest: 1 + model.maximumNewTokens)
+        guard draws >= 1 else {
+            throw ChatterboxError.promptTooLong(tokens: voice.conditioningLength + ids.count, limit: stages.capacity.positions)
+        }
+        model.maximumNewTokens = draws - 1
+        let tokens = try model.generate(.init(voice: voice, ids: ids, seed: configuration.seed)) { _ in
             try InferenceExecutor.checkCancellation()
         }
         try InferenceExecutor.checkCancellation()
@@ -217,7 +262,9 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
                 let (id, voice) = try conditioning(request.voice)
                 return (id: id, voice: voice, stages: try await prepare())
             },
-            pieces: { [self] _ in chunks(of: request.text, priority: request.priority) }
+            pieces: { [self] setup in
+                try chunks(of: request.text, priority: request.priority, voice: setup.voice, stages: setup.stages)
+            }
         ) { [self] chunk, setup, _ in
             status.send(.synthesizing)
             defer { status.send(.ready) }

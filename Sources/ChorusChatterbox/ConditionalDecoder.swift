@@ -13,6 +13,8 @@ public struct ConditionalDecoder: Sendable {
     public static let sampleRate = 24_000
     /// Samples per speech token (two mel frames of 480).
     public static let samplesPerToken = 960
+    /// Silence tokens (4299) appended to every utterance before decoding.
+    public static let silenceTokens = 3
 
     /// The stage over a loaded `conditional_decoder` session; throws naming the file when its interface
     /// is not the export's.
@@ -26,7 +28,7 @@ public struct ConditionalDecoder: Sendable {
 
     /// upstream's filter and padding: tokens below 6561, then three silence tokens.
     public static func speechTokens(from generated: [Int]) -> [Int] {
-        generated.filter { $0 >= 0 && $0 < EmbeddingIDs.firstSpecialSpeechID } + [Int](repeating: EmbeddingIDs.silence, count: 3)
+        generated.filter { $0 >= 0 && $0 < EmbeddingIDs.firstSpecialSpeechID } + [Int](repeating: EmbeddingIDs.silence, count: silenceTokens)
     }
 
     /// `S3Token2Wav.trim_fade`: 480 zeros, then `(cos(linspace(pi, 0, 480)) + 1) / 2`, computed in float32 as torch does.

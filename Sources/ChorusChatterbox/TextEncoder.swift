@@ -111,13 +111,25 @@ public struct ChatterboxTextEncoder: Sendable {
 
     /// The `embed_tokens` ids of text `punc_norm` has already seen.
     public func ids(forNormalized text: String) throws -> [Int] {
+        var ids = try textIDs(forNormalized: text)
+        if let maximumTextTokens, ids.count > maximumTextTokens { ids.removeLast(ids.count - maximumTextTokens) }
+        if form == .plain { ids = ids.map(EmbeddingIDs.row(ofTextID:)) }
+        return ids + [EmbeddingIDs.startOfSpeech]
+    }
+
+    /// How many text ids `text` gives after `punc_norm`, before truncation and start-of-speech: more than
+    /// `maximumTextTokens` means `ids(for:)` drops some of its text.
+    public func textTokenCount(for text: String) throws -> Int {
+        try textIDs(forNormalized: PunctuationNormalizer.normalize(text)).count
+    }
+
+    /// The tokenizer's ids of `text` without the template's additions, untruncated.
+    func textIDs(forNormalized text: String) throws -> [Int] {
         var ids = try tokenizer.encode(text)
         let (prefix, suffix) = tokenizer.template
         ids.removeFirst(prefix.count)
         ids.removeLast(suffix.count)
-        if let maximumTextTokens, ids.count > maximumTextTokens { ids.removeLast(ids.count - maximumTextTokens) }
-        if form == .plain { ids = ids.map(EmbeddingIDs.row(ofTextID:)) }
-        return ids + [EmbeddingIDs.startOfSpeech]
+        return ids
     }
 
     /// The seed's chunker: pieces of at most `maxCharacters`, sentences packed while they fit, longer ones cut

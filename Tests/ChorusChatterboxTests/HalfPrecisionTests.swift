@@ -90,7 +90,9 @@ import Testing
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("voices"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: TestResources.voice, to: folder.appendingPathComponent("voices/eve"))
         let engine = try ChatterboxSynthesizer(
-            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50))
+            // At most 101 draws, within the 147 the generated decoder leaves the voice, so the chunks stay the golden's
+            // 50 characters (the golden's chunks stopped after 13 draws).
+            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50, maximumNewTokens: 100))
         var pieces: [AudioChunk] = []
         for try await chunk in engine.stream(SynthesisRequest(text: golden.text)) { pieces.append(chunk) }
         #expect(pieces.map(\.text) == golden.chunks.map(\.text))

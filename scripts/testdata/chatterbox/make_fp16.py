@@ -162,6 +162,8 @@ def main(testdata=None):
         print(f"{name}: {os.path.getsize(path)} bytes, Casts repaired: {repaired}")
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(source, name), os.path.join(target, name))
+    import stamp_capacity
+    stamp_capacity.stamp(target)
     compare(source, target)
     make_goldens(target, testdata)
 

@@ -14,6 +14,8 @@ Made (deterministic: torch.manual_seed, fixed noise tables, SplitMix64 draws):
   model/language_model.onnx    T3's GPT-2 (a 2-layer, 32-wide config registered in LLAMA_CONFIGS) + speech head:
                                inputs_embeds, attention_mask, position_ids, past_key_values.{i}.key/value ->
                                logits, present.{i}.key/value
+  model/*.onnx's metadata      each graph's capacity (stamp_capacity.py): T3's 2,048 positions, the decoder's 160
+                               speech tokens
   model/conditional_decoder.onnx  S3Gen's flow (CausalMaskedDiffWithXvec, UpsampleConformerEncoder and the
                                meanflow ConditionalDecoder at width 32) + HiFT (base 16, 1 harmonic): speech_tokens,
                                speaker_embeddings, speaker_features -> waveform (before upstream's trim fade, which
@@ -663,6 +665,9 @@ def main():
     tables = fixed_noise()
     if not sampled_only:
         export_decoder(s3gen, voice, tables, model_dir)
+        import stamp_capacity
+        assert stamp_capacity.POSITIONS == 2048 and stamp_capacity.FRAME_CAP == FRAME_CAP
+        stamp_capacity.stamp(model_dir)
     check_onnx(model_dir, t3, s3gen, voice, tables)
 
     # Each case's seed: the first from SEED whose every draw keeps margins.THRESHOLDS, so the goldens hold on
