@@ -535,6 +535,9 @@ PROBES = [
     ("marks", "3: CosyVoice, \"a\" + 1,000 combining marks", bomb("cosyvoice", "v1", "a" + "\u0301" * 1000), {}),
     ("emoji", "3: Piper, 4,096 emoji", bomb("piper", None, "\U0001F600" * 4096), {}),
     ("rtl", "3: Kokoro, 580 bytes of right-to-left text", bomb("kokoro", "jf_alpha", ("שלום עולם, מה שלומך היום? " * 20)[:310]), {}),
+    ("chatterbox-long", "9: Chatterbox, 4,096 characters of distinct sentences (generated models)",
+     bomb("chatterbox", "eve", "".join(f"Sentence {n} tells of box {n * 7}, which holds {n % 9 + 2} red stones. "
+                                       for n in range(1, 80))[:4096]), {}),
     ("parts", "4: multipart form of 50,000 parts", probe_multipart_parts, {}),
     ("stream-leave", "4: 1 MB stream-input message, then the client leaves", probe_stream_input_leaves, {"--queue": 1}),
     ("heads", "5: 400 partial request heads", lambda s: probe_partial_heads(s, 8), {"--idle-timeout": 5}),

@@ -263,7 +263,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
                 return (id: id, voice: voice, stages: try await prepare())
             },
             pieces: { [self] setup in
-                try chunks(of: request.text, priority: request.priority, voice: setup.voice, stages: setup.stages)
+                try request.checkCost(units: setup.stages.text.textTokenCount(for: request.text), unit: "tokens")
+                return try chunks(of: request.text, priority: request.priority, voice: setup.voice, stages: setup.stages)
             }
         ) { [self] chunk, setup, _ in
             status.send(.synthesizing)

@@ -291,7 +291,10 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             setup: { [self] in try prompt(for: request, mode: mode) },
             pieces: { [self] _ in
                 // Cross-lingual: upstream's length limits count the whole text, prefix included.
-                mode == .crossLingual ? [Frontend.crossLingualText(request.text)] : try pieces(of: request.text)
+                let pieces = mode == .crossLingual ? [Frontend.crossLingualText(request.text)] : try pieces(of: request.text)
+                // The cost bound counts the pieces' tokens once here, before any model runs.
+                try request.checkCost(units: try pieces.reduce(0) { $0 + (try frontend.tokenizer.encode($1).count) }, unit: "tokens")
+                return pieces
             }
         ) { [self] piece, prompt, early in
             let text = try frontend.tokenizer.encode(piece)

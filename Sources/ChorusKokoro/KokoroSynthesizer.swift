@@ -97,7 +97,11 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
 
     /// The audio of `request`, one model call per chunk of phoneme ids, in order (see `PieceModel.stream`).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        model.stream(request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) },
+        // The cost bound, before any model runs: the set-up is made before the pieces and their calls.
+        model.stream(request, sampleRate: sampleRate, voice: { [self] in
+                         try checkCost(of: request)
+                         return try voice(request.voice)
+                     },
                      calls: { [self] piece in try modelInputs(forPiece: piece) }) { [self] ids, voice, alone in
             try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone)
         }
@@ -112,6 +116,12 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// The machine's split for a Kokoro that serves `request` and no other (see `PieceRamp.parallelism(servingOnly:)`).
     public static func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
         try streamingPieces.parallelism(servingOnly: request)
+    }
+
+    /// Refuses `request` when its text makes far more phonemes than its length (`SynthesisRequest.checkCost`):
+    /// 580 bytes of Hebrew, its letters read out by name, kept Kokoro speaking for 150 s.
+    func checkCost(of request: SynthesisRequest) throws {
+        try request.checkCost(units: try frontEnd.phonemes(for: request.text).unicodeScalars.count, unit: "phonemes")
     }
 
     /// The id sequences for one piece of text.

@@ -151,7 +151,10 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         PieceByPieceSpeech.stream(
             request, sampleRate: sampleRate, speeds: 1...1,
             setup: { [self] in try neuTTSVoice(request.voice) },
-            pieces: { [self] voice in try pieces(of: request.text, voice: voice) }
+            pieces: { [self] voice in
+                try request.checkCost(units: try phonemizer.phonemes(for: request.text).unicodeScalars.count, unit: "phonemes")
+                return try pieces(of: request.text, voice: voice)
+            }
         ) { [self] piece, voice, early in
             try await InferenceExecutor.shared.run(limit: runLimit) { [self] in
                 guard configuration.streams else { return try speak(piece, voice: voice) }

@@ -107,7 +107,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
         return model.stream(
-            request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) },
+            // The cost bound, before any model runs: the set-up is made before the pieces and their calls.
+            request, sampleRate: sampleRate, voice: { [self] in
+                try checkCost(of: request)
+                return try voice(request.voice)
+            },
             calls: { [self] piece in
                 let calls = try modelInputs(forPiece: piece)
                 let cutAtClause = !PieceRamp.endsSentence(piece)
@@ -125,6 +129,13 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         var ids: [Int64]
         /// Whether a sentence ends here, and not only a piece cut at a clause (the first of a stream).
         var endsSentence = true
+    }
+
+    /// Refuses `request` when its text makes far more phonemes than its length (`SynthesisRequest.checkCost`):
+    /// a few hundred Hebrew letters, each read out by name, would speak for minutes.
+    func checkCost(of request: SynthesisRequest) throws {
+        let phonemes = try phonemizer.phonemize(request.text, voice: config.espeakVoice)
+        try request.checkCost(units: phonemes.reduce(0) { $0 + $1.phonemes.unicodeScalars.count }, unit: "phonemes")
     }
 
     /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per

@@ -172,6 +172,8 @@ extension APIError {
             switch error {
             case .emptyText, .textTooLong, .overloadedCharacter, .nothingToSpeak:
                 return .invalid(error.description, param: "input")
+            case .textTooCostly:
+                return APIError(.contentTooLarge, error.description, param: "input", code: "input_too_costly")
             case .unknownVoice, .clonedVoiceOfAnotherEngine:
                 return .invalid(error.description, param: "voice", code: "voice_not_found")
             case .unusableVoice:

@@ -7,6 +7,9 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     /// One character of the text is built of more code points than any written language uses (a letter
     /// under hundreds of combining marks), which would cost a front end that works per code point dearly.
     case overloadedCharacter(scalars: Int, limit: Int)
+    /// The engine's front end makes far more of the text than its length (`units` of `unit`, phonemes or
+    /// tokens, where at most `limit` are allowed for its `characters`): see `SynthesisRequest.checkCost`.
+    case textTooCostly(characters: Int, units: Int, unit: String, limit: Int)
     case unknownVoice(String, engine: String, available: [String])
     /// The voice is installed but damaged or incomplete.
     case unusableVoice(String, engine: String, problem: String)
@@ -42,6 +45,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The text has \(characters) characters, more than the \(limit) allowed in one request; split it or stream it."
         case .overloadedCharacter(let scalars, let limit):
             return "The text has a character made of \(scalars) code points (combining marks), more than the \(limit) any language needs; remove the marks."
+        case .textTooCostly(let characters, let units, let unit, let limit):
+            return "The text's \(characters) characters make \(units) \(unit), more than the \(limit) allowed for that length (\(SynthesisRequest.maximumCostPerCharacter) a character and \(SynthesisRequest.costAllowance) more); write out what is read letter by letter or by name, or send it in a language the engine speaks."
         case .unknownVoice(let id, let engine, let available):
             return "Unknown voice '\(VoiceID.excerpt(of: id))' for \(engine). Available: \(available.joined(separator: ", "))."
         case .unusableVoice(let id, let engine, let problem):

@@ -224,5 +224,52 @@ import Testing
             }
         }
     }
-}
 
+    /// Issue 31, item 3: a text whose tokens far outnumber its characters (50 letters under 20 combining marks each,
+    /// within the 32 code points a character may have) is refused with 413 naming the limit, before any audio.
+    @Test(arguments: ["cosyvoice", "chatterbox"])
+    func textCostingFarMoreThanItsLengthIsRefusedWith413(_ id: String) async throws {
+        let (engine, folder) = try Self.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let voice = id == "cosyvoice" ? "ChorusCosyVoiceTests/Resources/voice" : "ChorusChatterboxTests/Resources/voice"
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("voices"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.tests.appendingPathComponent(voice), to: folder.appendingPathComponent("voices/v1"))
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        let input = String(repeating: "a" + String(repeating: "\u{301}", count: 20), count: 50)
+        try await server.makeApplication().test(.router) { client in
+            let response = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                    body: jsonBody(["model": id, "input": input]))
+            let message = String(buffer: response.body)
+            #expect(response.status == .contentTooLarge, "\(message)")
+            #expect(message.contains("input_too_costly") && message.contains("allowed for that length (8 a character and 64 more)"), "\(message)")
+        }
+    }
+
+    /// Issue 31, item 9: the server's longest Chatterbox request (4,096 characters) answered 200 and then a body cut
+    /// off where a chunk outgrew the generated decoder; now every chunk fits and the whole audio comes.
+    @Test func chatterboxSpeaksTheLongestRequestWhole() async throws {
+        let (engine, folder) = try Self.engine(try Engine.named("chatterbox"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("voices"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Self.tests.appendingPathComponent("ChorusChatterboxTests/Resources/voice"),
+                                         to: folder.appendingPathComponent("voices/eve"))
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        var input = ""
+        var number = 0
+        while input.count < 4_096 {
+            number += 1
+            input += "Line \(number) says that shelf \(number * 3) has \(number % 7 + 2) blue jars. "
+        }
+        let text = String(input.prefix(4_096))
+        try await server.makeApplication().test(.router) { client in
+            let response = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                    body: jsonBody(["model": "chatterbox", "input": text, "voice": "eve",
+                                                                    "response_format": "pcm"]))
+            #expect(response.status == .ok)
+            // 16-bit samples at 24 kHz: some 90 chunks, each up to 147 tokens (5.9 s) the decoder holds.
+            let seconds = Double(response.body.readableBytes) / 2 / 24_000
+            print("Chatterbox over the server, 4,096 characters: \(seconds) s of audio")
+            #expect(seconds > 20)
+        }
+    }
+}

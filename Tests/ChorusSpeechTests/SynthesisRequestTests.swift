@@ -31,6 +31,17 @@ import Testing
         }
     }
 
+    /// Issue 31, item 3: a front end's count of phonemes or tokens is allowed 8 a character and 64 more.
+    @Test func aTextCostingFarMoreThanItsLengthIsRefused() throws {
+        let request = SynthesisRequest(text: String(repeating: "x", count: 100))
+        try request.checkCost(units: 864, unit: "phonemes")
+        #expect(throws: SpeechError.textTooCostly(characters: 100, units: 865, unit: "phonemes", limit: 864)) {
+            try request.checkCost(units: 865, unit: "phonemes")
+        }
+        #expect("\(SpeechError.textTooCostly(characters: 100, units: 865, unit: "phonemes", limit: 864))".hasPrefix(
+            "The text's 100 characters make 865 phonemes, more than the 864 allowed for that length (8 a character and 64 more)"))
+    }
+
     /// "a" with 1,000 combining marks is one character, so a character limit let it through, and it cost
     /// CosyVoice's front end 94 s and 1.1 GB.
     @Test func aCharacterOfMoreCodePointsThanAnyLanguageUsesIsRefused() throws {

@@ -2,6 +2,7 @@ import Foundation
 import ChorusKokoro
 import ChorusModels
 import ChorusPiper
+import ChorusSpeech
 import Testing
 
 /// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip
@@ -36,5 +37,29 @@ func rms(_ samples: [Float]) -> Float {
         let check = PiperSynthesizer.manifest.check(folder: ModelStore.current.folder(for: PiperSynthesizer.manifest))
         #expect(check.isComplete, "\(check)")
         #expect(check.missingOptional.isEmpty)
+    }
+}
+
+/// Issue 31, item 3: texts whose phonemes far outnumber their characters, as the probes sent them, and texts that
+/// must stay speakable.
+enum CostlyTexts {
+    static let hebrew = String(String(repeating: "שלום עולם, מה שלומך היום? ", count: 20).prefix(310))
+    static let emoji = String(repeating: "\u{1F600}", count: 4_096)
+    static let prose: String = {
+        let paragraph = (try? String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/EngineTests/InstalledModels.swift",
+                                                                                     with: "bench/tts_paragraph.txt"), encoding: .utf8)) ?? ""
+        return String(String(repeating: paragraph + " ", count: 10).prefix(4_096))
+    }()
+    static let numbers = String(String(repeating: "In 1984, 12,345 people paid $1,234,567.89 on 03/04/2025 at 10:45; call 5551234567. ",
+                                       count: 50).prefix(4_096))
+
+    /// The phonemes per character of `text` when `check` refused it, or nil when it passed.
+    static func refusal(_ text: String, _ check: (SynthesisRequest) throws -> Void) throws -> (units: Int, limit: Int)? {
+        do {
+            try check(SynthesisRequest(text: text))
+            return nil
+        } catch SpeechError.textTooCostly(_, let units, _, let limit) {
+            return (units, limit)
+        }
     }
 }

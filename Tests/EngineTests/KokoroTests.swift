@@ -198,6 +198,22 @@ struct KokoroModelTests {
         }
     }
 
+    /// The probes' 580 bytes of Hebrew kept Kokoro speaking for 150 s: refused before any model runs, as the
+    /// stream sees it; prose and numbers of the server's 4,096 characters pass the check.
+    @Test func textThatCostsFarMoreThanItsLengthIsRefused() async throws {
+        let kokoro = try Self.engine.get()
+        for text in [CostlyTexts.prose, CostlyTexts.numbers, CostlyTexts.emoji, CostlyTexts.hebrew] {
+            let refused = try CostlyTexts.refusal(text, kokoro.checkCost(of:))
+            print("Kokoro: \(text.count) characters (\(text.prefix(12))...): \(refused.map { "refused, \($0.units) phonemes over \($0.limit)" } ?? "allowed")")
+        }
+        #expect(try CostlyTexts.refusal(CostlyTexts.prose, kokoro.checkCost(of:)) == nil)
+        #expect(try CostlyTexts.refusal(CostlyTexts.numbers, kokoro.checkCost(of:)) == nil)
+        await #expect(throws: SpeechError.self) {
+            for try await _ in kokoro.stream(SynthesisRequest(text: CostlyTexts.hebrew)) { Issue.record("audio came before the refusal") }
+        }
+        #expect(try CostlyTexts.refusal(CostlyTexts.hebrew, kokoro.checkCost(of:)) != nil)
+    }
+
     @Test func badRequestsGetClearErrors() async throws {
         let kokoro = try Self.engine.get()
         await #expect(throws: SpeechError.emptyText) { try await kokoro.synthesize(SynthesisRequest(text: " \n ")) }

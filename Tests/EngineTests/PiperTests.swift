@@ -75,6 +75,22 @@ struct PiperModelTests {
         #expect(calls.allSatisfy { $0.count <= 2 * PiperSynthesizer.maximumPhonemesPerCall + 3 })
     }
 
+    /// The Hebrew text is refused before any model runs (its letters read by name), as the stream sees it; prose
+    /// and numbers of the server's 4,096 characters pass the check.
+    @Test func textThatCostsFarMoreThanItsLengthIsRefused() async throws {
+        let piper = try Self.engine.get()
+        for text in [CostlyTexts.prose, CostlyTexts.numbers, CostlyTexts.emoji, CostlyTexts.hebrew] {
+            let refused = try CostlyTexts.refusal(text, piper.checkCost(of:))
+            print("Piper: \(text.count) characters (\(text.prefix(12))...): \(refused.map { "refused, \($0.units) phonemes over \($0.limit)" } ?? "allowed")")
+        }
+        #expect(try CostlyTexts.refusal(CostlyTexts.prose, piper.checkCost(of:)) == nil)
+        #expect(try CostlyTexts.refusal(CostlyTexts.numbers, piper.checkCost(of:)) == nil)
+        await #expect(throws: SpeechError.self) {
+            for try await _ in piper.stream(SynthesisRequest(text: CostlyTexts.hebrew)) { Issue.record("audio came before the refusal") }
+        }
+        #expect(try CostlyTexts.refusal(CostlyTexts.hebrew, piper.checkCost(of:)) != nil)
+    }
+
     @Test func speaksSentencesWithSilenceBetween() async throws {
         let piper = try Self.engine.get()
         #expect(piper.sampleRate == 22_050)
