@@ -46,7 +46,7 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
         case .overloadedCharacter(let scalars, let limit):
             return "The text has a character made of \(scalars) code points (combining marks), more than the \(limit) any language needs; remove the marks."
         case .textTooCostly(let characters, let units, let unit, let limit):
-            return "The text's \(characters) characters make \(units) \(unit), more than the \(limit) allowed for that length (\(SynthesisRequest.maximumCostPerCharacter) a character and \(SynthesisRequest.costAllowance) more); write out what is read letter by letter or by name, or send it in a language the engine speaks."
+            return "The text's \(characters) characters make \(units) \(unit), more than the \(limit) allowed for that length (\(SynthesisRequest.maximumCostPerCharacter) a character, counting at least \(SynthesisRequest.costFloorCharacters), and \(SynthesisRequest.costAllowance) more); write out what is read letter by letter or by name, or send it in a language the engine speaks."
         case .unknownVoice(let id, let engine, let available):
             return "Unknown voice '\(VoiceID.excerpt(of: id))' for \(engine). Available: \(available.joined(separator: ", "))."
         case .unusableVoice(let id, let engine, let problem):

@@ -57,16 +57,18 @@ public struct SynthesisRequest: Sendable, Hashable {
     }
 
     /// Refuses, with `SpeechError.textTooCostly`, text whose front end made `units` of `unit` (phonemes, or
-    /// model tokens) where more than `maximumCostPerCharacter` per character of the text and `costAllowance`
-    /// more: called by every engine once it knows the count and before any model runs, so no request costs
-    /// far more than its length says. On espeak-ng 1.52 (en-us; ja), prose makes 1.0 phonemes a character (3.8
+    /// model tokens) where more than `maximumCostPerCharacter` per character of the text (counted as at least
+    /// `costFloorCharacters`) and `costAllowance` more: called by every engine once it knows the count and
+    /// before any model runs, so no request costs far more than a long text of prose may. The floor lets a
+    /// short text of a dear script through: espeak-ng's Japanese reads each kanji by name, 12-18 phonemes a
+    /// character (a 24-character sentence made 441), and Kokoro speaks Japanese by default. On espeak-ng 1.52 (en-us; ja), prose makes 1.0 phonemes a character (3.8
     /// with ja), numbers and dates 3.8 (5.1), runs of digits 6.7 (6.3), spelled letters 2.5 (2.6); Hebrew
     /// letters, read one by one by name, 9.7 (16), and so did a 580-byte Hebrew text keep Kokoro speaking for
     /// 150 s; tokenizers make at most one token a byte, at most four a character once a character's code
     /// points are bounded (`maximumScalarsPerCharacter`) and it is not a stack of combining marks.
     public func checkCost(units: Int, unit: String) throws {
         let characters = text.count
-        let limit = characters * Self.maximumCostPerCharacter + Self.costAllowance
+        let limit = max(characters, Self.costFloorCharacters) * Self.maximumCostPerCharacter + Self.costAllowance
         guard units <= limit else {
             throw SpeechError.textTooCostly(characters: characters, units: units, unit: unit, limit: limit)
         }
@@ -74,6 +76,8 @@ public struct SynthesisRequest: Sendable, Hashable {
 
     /// The most phonemes or tokens a character of text may cost on average (see `checkCost`).
     public static let maximumCostPerCharacter = 8
+    /// The fewest characters a text's cost allowance counts (see `checkCost`).
+    public static let costFloorCharacters = 1_000
     /// Phonemes or tokens allowed over `maximumCostPerCharacter` a character, so that a short text with an
     /// emoji or a number read out in full is never refused.
     public static let costAllowance = 64

@@ -32,6 +32,14 @@ struct VoiceChoiceCommandTests {
             + "and kokoro's voice jf_alpha speaks ja natively"), "\(result.standardError)")
     }
 
+    /// espeak-ng's Japanese reads each kanji by name (441 phonemes for these 24 characters): the cost bound
+    /// refused this sentence until it counted at least 1,000 characters.
+    @Test func japaneseWithKanjiIsSpokenNotRefusedAsCostly() async throws {
+        let result = try await speak(["東京都千代田区の国立国会図書館で資料を調査した。"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("voice: kokoro/jf_alpha (ja)"), "\(result.standardError)")
+    }
+
     @Test func anEngineOrVoiceNamedWinsOverTheLanguage() async throws {
         let engine = try await speak(["--engine", "kokoro", "Hi."])
         #expect(engine.standardError.contains("voice: kokoro/jf_alpha (ja): --engine kokoro"), "\(engine.standardError)")

@@ -31,15 +31,22 @@ import Testing
         }
     }
 
-    /// Issue 31, item 3: a front end's count of phonemes or tokens is allowed 8 a character and 64 more.
+    /// Issue 31, item 3: a front end's count of phonemes or tokens is allowed 8 a character (at least 1,000
+    /// characters counted) and 64 more.
     @Test func aTextCostingFarMoreThanItsLengthIsRefused() throws {
-        let request = SynthesisRequest(text: String(repeating: "x", count: 100))
-        try request.checkCost(units: 864, unit: "phonemes")
-        #expect(throws: SpeechError.textTooCostly(characters: 100, units: 865, unit: "phonemes", limit: 864)) {
-            try request.checkCost(units: 865, unit: "phonemes")
+        let request = SynthesisRequest(text: String(repeating: "x", count: 2_000))
+        try request.checkCost(units: 16_064, unit: "phonemes")
+        #expect(throws: SpeechError.textTooCostly(characters: 2_000, units: 16_065, unit: "phonemes", limit: 16_064)) {
+            try request.checkCost(units: 16_065, unit: "phonemes")
         }
-        #expect("\(SpeechError.textTooCostly(characters: 100, units: 865, unit: "phonemes", limit: 864))".hasPrefix(
-            "The text's 100 characters make 865 phonemes, more than the 864 allowed for that length (8 a character and 64 more)"))
+        #expect("\(SpeechError.textTooCostly(characters: 2_000, units: 16_065, unit: "phonemes", limit: 16_064))".hasPrefix(
+            "The text's 2000 characters make 16065 phonemes, more than the 16064 allowed for that length (8 a character, counting at least 1000, and 64 more)"))
+        // A short text is allowed what 1,000 characters are.
+        let short = SynthesisRequest(text: String(repeating: "x", count: 24))
+        try short.checkCost(units: 8_064, unit: "phonemes")
+        #expect(throws: SpeechError.textTooCostly(characters: 24, units: 8_065, unit: "phonemes", limit: 8_064)) {
+            try short.checkCost(units: 8_065, unit: "phonemes")
+        }
     }
 
     /// "a" with 1,000 combining marks is one character, so a character limit let it through, and it cost

@@ -43,7 +43,7 @@ func rms(_ samples: [Float]) -> Float {
 /// Issue 31, item 3: texts whose phonemes far outnumber their characters, as the probes sent them, and texts that
 /// must stay speakable.
 enum CostlyTexts {
-    static let hebrew = String(String(repeating: "שלום עולם, מה שלומך היום? ", count: 20).prefix(310))
+    static let hebrew = String(String(repeating: "שלום עולם, מה שלומך היום? ", count: 120).prefix(3_000))
     static let emoji = String(repeating: "\u{1F600}", count: 4_096)
     static let prose: String = {
         let paragraph = (try? String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/EngineTests/InstalledModels.swift",
