@@ -100,6 +100,7 @@ struct StreamInputRoute: Sendable {
                     var segmenter = SentenceSegmenter()
                     while let text = await incoming.next() {
                         for sentence in text.isEmpty ? segmenter.finish() : segmenter.append(text) { await queue(sentence) }
+                        activity.spoken()
                     }
                     for sentence in segmenter.finish() { await pending.put(sentence) }
                     pending.finish()
@@ -115,8 +116,15 @@ struct StreamInputRoute: Sendable {
                         ended = true
                         break
                     }
+                    // A message is work from the moment it is read until the segmenter has queued its sentences:
+                    // a starved segmenter task must not let the timeout end a session whose text waits in
+                    // `incoming` (StreamInputInactivityTests saw 0 bytes spoken on a loaded machine).
+                    activity.queued()
                     await incoming.put(text)
-                    if fields["flush"] as? Bool == true { await incoming.put("") }
+                    if fields["flush"] as? Bool == true {
+                        activity.queued()
+                        await incoming.put("")
+                    }
                 }
                 guard ended else {
                     // The client left without ending: stop speaking to nobody, whatever model call is running.
@@ -219,12 +227,12 @@ final class SessionActivity: Sendable {
         state.withLock { $0.since = .now }
     }
 
-    /// A sentence is waiting to be spoken, or being spoken.
+    /// A sentence is waiting to be spoken or being spoken, or a message waits to be cut into sentences.
     func queued() {
         state.withLock { $0.speaking += 1 }
     }
 
-    /// A queued sentence has been spoken (or failed).
+    /// A queued sentence has been spoken (or failed), or a message has been cut and its sentences queued.
     func spoken() {
         state.withLock {
             $0.speaking -= 1
