@@ -27,12 +27,18 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// Text is phonemized and spoken in pieces of at most this many characters.
     static let pieceLength = 300
     /// The pieces of speech heard as it is made (see `PieceRamp`): the first sentence, or its first
-    /// clauses up to 60 characters when it is longer, then pieces each at most half as long as all the
+    /// clauses up to 60 characters when it is longer (fewer when this machine would not make them within
+    /// `firstPieceSeconds`: see `FirstPiecePace`), then pieces each at most half as long as all the
     /// text before them, which keeps every piece in time while a second of speech takes at most two
     /// thirds of a second to make. Served piece by piece on 2 cores, Kokoro took 0.60 s per second of
     /// speech (bench/stream_first_byte.py, 8 sentences: 24.6 s for 40.6 s), and with pieces as long as
     /// all the text before them (in time only up to 0.5) a listener heard gaps of up to 2.1 s.
     static let streamingPieces = PieceRamp(firstLength: 60, growth: 0.5, maxLength: pieceLength)
+    /// Model time the first piece of a stream may take, so that with the phonemizer, the encoder and the
+    /// network its audio reaches a listener within a second (see `FirstPiecePace`).
+    static let firstPieceSeconds = 0.6
+    /// The first piece before this process has timed a call: what 2 cores make in `firstPieceSeconds`.
+    static let startingFirstLength = 24
 
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
@@ -70,7 +76,9 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
         // Kokoro's ONNX export puts the waveform in "audio".
         model = try PieceModel(modelPath: files.model.path, options: options, parallelism: parallelism,
-                               optimizedModels: optimizedModels, ramp: Self.streamingPieces, audioOutput: "audio",
+                               optimizedModels: optimizedModels, ramp: Self.streamingPieces,
+                               firstPiece: FirstPiecePace(within: Self.firstPieceSeconds, startingLength: Self.startingFirstLength),
+                               audioOutput: "audio",
                                remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
         self.espeakVoice = espeakVoice
@@ -95,22 +103,34 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
                      summary: "Kokoro-82M voice trained on \(language); reads text in the phonemizer's language")
     }
 
-    /// The audio of `request`, one model call per chunk of phoneme ids, in order (see `PieceModel.stream`).
+    /// The audio of `request`, one model call per chunk of phoneme ids, in order (see `PieceModel.stream`):
+    /// each piece phonemized once, and the whole refused before any model runs when it makes far more
+    /// phonemes than its length (580 bytes of Hebrew, its letters read out by name, kept Kokoro speaking
+    /// for 150 s).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        // The cost bound, before any model runs: the set-up is made before the pieces and their calls.
-        model.stream(request, sampleRate: sampleRate, voice: { [self] in
-                         try checkCost(of: request)
-                         return try voice(request.voice)
-                     },
-                     calls: { [self] piece in try modelInputs(forPiece: piece) }) { [self] ids, voice, alone in
+        model.stream(request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) }, frontEnd: reading,
+                     calls: { [self] _, phonemes in modelInputs(forPhonemes: phonemes) }) { [self] ids, voice, alone in
             try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone)
         }
+    }
+
+    /// Each piece's phonemes, a phoneme a unit of cost.
+    var reading: PieceModel.FrontEnd<String> {
+        PieceModel.FrontEnd(unit: "phonemes", read: { [frontEnd] piece in try frontEnd.phonemes(for: piece) },
+                            cost: { $0.unicodeScalars.count })
+    }
+
+    /// Refuses `request` when its pieces make far more phonemes than its length, as `stream` does.
+    func checkCost(of request: SynthesisRequest) throws {
+        _ = try reading.read(request, in: model.ramp.pieces(of: request))
     }
 
     /// The phoneme id sequences the model is run on for `text`, in order, each within the 510-id
     /// limit and before the `[0] ... [0]` framing; for checking what the model is fed.
     public func modelInputs(for text: String) throws -> [[Int64]] {
-        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap(modelInputs(forPiece:))
+        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap { piece in
+            modelInputs(forPhonemes: try frontEnd.phonemes(for: piece))
+        }
     }
 
     /// The machine's split for a Kokoro that serves `request` and no other (see `PieceRamp.parallelism(servingOnly:)`).
@@ -118,15 +138,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         try streamingPieces.parallelism(servingOnly: request)
     }
 
-    /// Refuses `request` when its text makes far more phonemes than its length (`SynthesisRequest.checkCost`):
-    /// 580 bytes of Hebrew, its letters read out by name, kept Kokoro speaking for 150 s.
-    func checkCost(of request: SynthesisRequest) throws {
-        try request.checkCost(units: try frontEnd.phonemes(for: request.text).unicodeScalars.count, unit: "phonemes")
-    }
-
-    /// The id sequences for one piece of text.
-    func modelInputs(forPiece text: String) throws -> [[Int64]] {
-        let phonemes = try frontEnd.phonemes(for: text)
+    /// The id sequences for one piece's phonemes.
+    func modelInputs(forPhonemes phonemes: String) -> [[Int64]] {
         // Cut after each punctuation mark and its space, so a piece too long for one call breaks at a
         // pause; the marks stay, Kokoro uses them for pauses and intonation.
         let clauseIDs = Self.clauses(of: phonemes).map(vocabulary.encode)

@@ -62,9 +62,18 @@ public final class PieceSessions: @unchecked Sendable {
 
     /// Runs the model on the executor (see `InferenceSession.run(_:outputs:limit:)`), alone when `alone`
     /// is asked for and the engine is idle, else beside the engine's other calls.
-    public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool) async throws -> [String: Tensor] {
+    /// `ran`, when given, is told how many seconds the run itself took (not its wait for a place) and whether
+    /// it ran alone.
+    public func run(_ feeds: [String: Tensor], outputs: [String]? = nil, alone: Bool,
+                    ran: (@Sendable (_ seconds: Double, _ alone: Bool) -> Void)? = nil) async throws -> [String: Tensor] {
         try await InferenceExecutor.shared.run(limit: limit, alone: alone) { runsAlone in
-            try (runsAlone ? self.alone : self.shared()).run(feeds, outputs: outputs)
+            let start = ContinuousClock.now
+            let outputs = try (runsAlone ? self.alone : self.shared()).run(feeds, outputs: outputs)
+            if let ran {
+                let elapsed = start.duration(to: .now).components
+                ran(Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18, runsAlone)
+            }
+            return outputs
         }
     }
 

@@ -1,6 +1,7 @@
 import ChorusONNX
 import ChorusSpeech
 import ChorusText
+import Foundation
 
 /// One ONNX model that an engine calls once or a few times for each piece of a text and that gives the
 /// piece's waveform (Kokoro, Piper): the text cut by `ramp`, the calls split over the cores as `parallelism`
@@ -13,6 +14,8 @@ public final class PieceModel: Sendable {
     /// How a text is cut: whole sentences packed up to `ramp.maxLength`, or growing pieces when it is heard
     /// as it is made.
     public let ramp: PieceRamp
+    /// How long a first piece may be for its audio to come in time on this machine; nil: `ramp.firstLength`.
+    public let firstPiece: FirstPiecePace?
     /// The output the waveform is in.
     public let audioOutput: String
     /// What to do when the model has no `audioOutput` (which model to use instead).
@@ -22,8 +25,10 @@ public final class PieceModel: Sendable {
     /// calls side by side get `parallelism.threadsPerRun` intra-op threads, a call alone `threadsAlone()`,
     /// unless `options` sets them. Its optimised graph is read from, or written to, `optimizedModels` (nil:
     /// optimised in every process). A model without `audioOutput` is refused with `remedy`, not read as silence.
+    /// `firstPiece` paces the first piece of speech heard as it is made (nil: `ramp.firstLength` always).
     public init(modelPath: String, options: SessionOptions, parallelism: PieceParallelism?,
-                optimizedModels: OptimizedModelCache?, ramp: PieceRamp, audioOutput: String, remedy: String) throws {
+                optimizedModels: OptimizedModelCache?, ramp: PieceRamp, firstPiece: FirstPiecePace? = nil,
+                audioOutput: String, remedy: String) throws {
         let parallelism = try parallelism ?? PieceParallelism.current()
         self.parallelism = parallelism
         sessions = try PieceSessions(
@@ -31,6 +36,7 @@ public final class PieceModel: Sendable {
             threadsPerRun: parallelism.threadsPerRun, threadsAlone: parallelism.threadsAlone(),
             allowsSpinning: parallelism.allowsSpinning, optimizedModels: optimizedModels)
         self.ramp = ramp
+        self.firstPiece = firstPiece
         self.audioOutput = audioOutput
         self.remedy = remedy
         guard sessions.alone.output(named: audioOutput) != nil else { throw noAudioOutput() }
@@ -41,27 +47,84 @@ public final class PieceModel: Sendable {
     /// the cores.
     public var runLimit: RunLimit { sessions.limit }
 
-    /// The audio of `request` in `voice` (see `PieceByPieceSpeech`): the text in `ramp`'s pieces, each
-    /// piece's `calls` run as `parallelism` schedules them for the request's priority, the first alone
-    /// (unless the whole text comes first), then up to `parallelism.inFlight` at once ahead of the reader.
-    /// Cancelling the reader stops every call in progress before the stream ends, and nothing runs on.
-    public func stream<Call: Sendable>(
+    /// The audio of `request` in `voice` (see `PieceByPieceSpeech`): the text in `ramp`'s pieces (the first paced
+    /// by `firstPiece`), each piece read once by `frontEnd` before any model runs, the request refused when the
+    /// readings cost more than its text may, then each piece's `calls` run as `parallelism` schedules them for the request's priority,
+    /// the first alone (unless the whole text comes first), then up to `parallelism.inFlight` at once ahead of
+    /// the reader. Cancelling the reader stops every call in progress before the stream ends, and nothing runs on.
+    public func stream<Reading: Sendable, Call: Sendable>(
         _ request: SynthesisRequest, sampleRate: Int, voice: @escaping @Sendable () throws -> Voice,
-        calls: @escaping (_ piece: String) throws -> [Call],
+        frontEnd: FrontEnd<Reading>,
+        calls: @escaping (_ piece: String, _ reading: Reading) throws -> [Call],
         speak: @escaping @Sendable (_ call: Call, _ voice: Voice, _ alone: Bool) async throws -> [Float],
-        samples: @escaping (PieceByPieceSpeech.Made<Call>) -> [Float] = { $0.output }
+        samples: @escaping (PieceByPieceSpeech.Made<Timed<Call>>) -> [Float] = { $0.output }
     ) -> AsyncThrowingStream<AudioChunk, Error> {
-        PieceByPieceSpeech.stream(
-            request, sampleRate: sampleRate, calls: .split(parallelism), setup: voice,
-            pieces: { [ramp] _ in ramp.pieces(of: request) }, calls: calls,
+        var ramp = self.ramp
+        if let firstPiece { ramp.firstLength = firstPiece.firstLength(longest: ramp.firstLength) }
+        let readings = Readings<Reading>()
+        return PieceByPieceSpeech.stream(
+            request, sampleRate: sampleRate, calls: .split(parallelism),
+            setup: { [ramp] in
+                let chosen = try voice()
+                let (pieces, read) = try frontEnd.read(request, in: ramp.pieces(of: request))
+                readings.keep(read, of: pieces)
+                return (voice: chosen, pieces: pieces)
+            },
+            pieces: { $0.pieces },
+            calls: { piece in
+                let made = try calls(piece, try readings.reading(of: piece) ?? frontEnd.read(piece))
+                return made.map { Timed(call: $0, characters: max(1, piece.count / made.count)) }
+            },
             // Calls after the first will run side by side: their session is made meanwhile.
             severalCalls: sessions.prepareShared,
-            speak: { call, voice, alone, _ in try await speak(call, voice, alone) }, samples: samples)
+            speak: { [firstPiece] timed, setup, alone, _ in
+                try await Self.$timing.withValue(firstPiece.map { ($0, timed.characters) }) {
+                    try await speak(timed.call, setup.voice, alone)
+                }
+            }, samples: samples)
     }
+
+    /// How an engine's front end reads a piece of text before the model is called on it (Kokoro's and Piper's
+    /// espeak-ng phonemes), and what a reading costs, in `unit`s (see `SynthesisRequest.checkCost`).
+    public struct FrontEnd<Reading: Sendable>: Sendable {
+        public var read: @Sendable (_ piece: String) throws -> Reading
+        public var cost: @Sendable (Reading) -> Int
+        public var unit: String
+
+        public init(unit: String, read: @escaping @Sendable (_ piece: String) throws -> Reading,
+                    cost: @escaping @Sendable (Reading) -> Int) {
+            self.read = read
+            self.cost = cost
+            self.unit = unit
+        }
+
+        /// `pieces` of `request`'s text, each read once, refused together when they cost more than the text
+        /// may: before any model runs.
+        public func read(_ request: SynthesisRequest, in pieces: [String]) throws -> (pieces: [String], readings: [Reading]) {
+            let readings = try pieces.map(read)
+            try request.checkCost(units: readings.reduce(0) { $0 + cost($1) }, unit: unit)
+            return (pieces, readings)
+        }
+    }
+
+    /// One model call, and the characters of text it speaks (its piece's share).
+    public struct Timed<Call: Sendable>: Sendable {
+        public var call: Call
+        public var characters: Int
+    }
+
+    /// Where the calls of a stream report their time: the pace and the characters of the call being made.
+    @TaskLocal static var timing: (pace: FirstPiecePace, characters: Int)?
 
     /// One model call: the waveform `feeds` give, on the session for a call alone when `alone`.
     public func audio(_ feeds: [String: Tensor], alone: Bool) async throws -> [Float] {
-        let outputs = try await sessions.run(feeds, outputs: [audioOutput], alone: alone)
+        var ran: (@Sendable (Double, Bool) -> Void)?
+        if let (pace, characters) = Self.timing {
+            ran = { seconds, ranAlone in
+                if ranAlone { pace.record(characters: characters, seconds: seconds) }
+            }
+        }
+        let outputs = try await sessions.run(feeds, outputs: [audioOutput], alone: alone, ran: ran)
         guard let audio = outputs[audioOutput] else { throw noAudioOutput() }
         return try audio.floats()
     }
@@ -83,5 +146,24 @@ extension PieceRamp {
     /// serves `request` and no other (see `PieceParallelism.forOnly(_:pieces:)`).
     public func parallelism(servingOnly request: SynthesisRequest) throws -> PieceParallelism {
         try PieceParallelism.current().forOnly(request, pieces: pieces(of: request).count)
+    }
+}
+
+/// The front end's reading of each piece of one stream, made in its set-up and taken by its calls.
+private final class Readings<Reading: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byPiece: [String: Reading] = [:]
+
+    func keep(_ readings: [Reading], of pieces: [String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for (piece, reading) in zip(pieces, readings) { byPiece[piece] = reading }
+    }
+
+    /// The reading of `piece`, given up once taken; nil when it was not kept.
+    func reading(of piece: String) -> Reading? {
+        lock.lock()
+        defer { lock.unlock() }
+        return byPiece.removeValue(forKey: piece)
     }
 }

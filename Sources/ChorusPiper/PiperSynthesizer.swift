@@ -107,20 +107,16 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
         return model.stream(
-            // The cost bound, before any model runs: the set-up is made before the pieces and their calls.
-            request, sampleRate: sampleRate, voice: { [self] in
-                try checkCost(of: request)
-                return try voice(request.voice)
-            },
-            calls: { [self] piece in
-                let calls = try modelInputs(forPiece: piece)
+            request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) }, frontEnd: reading,
+            calls: { [self] piece, clauses in
+                let calls = modelInputs(forClauses: clauses)
                 let cutAtClause = !PieceRamp.endsSentence(piece)
                 return calls.indices.map { Sentence(ids: calls[$0], endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
             },
             speak: { [self] sentence, _, alone in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
             samples: { sentence in
                 // Silence goes between sentences, so only when another one follows.
-                !sentence.isLast && sentence.input.input.endsSentence ? sentence.output + silence : sentence.output
+                !sentence.isLast && sentence.input.input.call.endsSentence ? sentence.output + silence : sentence.output
             })
     }
 
@@ -131,23 +127,30 @@ public final class PiperSynthesizer: SpeechSynthesizer {
         var endsSentence = true
     }
 
-    /// Refuses `request` when its text makes far more phonemes than its length (`SynthesisRequest.checkCost`):
-    /// a few hundred Hebrew letters, each read out by name, would speak for minutes.
+    /// Each piece's phonemes, clause by clause, a phoneme a unit of cost: a few hundred Hebrew letters, each
+    /// read out by name, would speak for minutes.
+    var reading: PieceModel.FrontEnd<[PhonemeClause]> {
+        PieceModel.FrontEnd(unit: "phonemes", read: { [phonemizer, config] piece in
+            try phonemizer.phonemize(piece, voice: config.espeakVoice)
+        }, cost: { clauses in clauses.reduce(0) { $0 + $1.phonemes.unicodeScalars.count } })
+    }
+
+    /// Refuses `request` when its pieces make far more phonemes than its length, as `stream` does.
     func checkCost(of request: SynthesisRequest) throws {
-        let phonemes = try phonemizer.phonemize(request.text, voice: config.espeakVoice)
-        try request.checkCost(units: phonemes.reduce(0) { $0 + $1.phonemes.unicodeScalars.count }, unit: "phonemes")
+        _ = try reading.read(request, in: model.ramp.pieces(of: request))
     }
 
     /// The framed phoneme ids (`^ _ p _ ... $`) the model is run on for `text`, one sequence per
     /// sentence, in order; for checking what the model is fed.
     public func modelInputs(for text: String) throws -> [[Int64]] {
-        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap(modelInputs(forPiece:))
+        try Self.streamingPieces.pieces(of: text, heardAsMade: false).flatMap { piece in
+            modelInputs(forClauses: try reading.read(piece))
+        }
     }
 
-    /// One id sequence per sentence of a piece of text.
-    func modelInputs(forPiece text: String) throws -> [[Int64]] {
-        let clauses = try phonemizer.phonemize(text, voice: config.espeakVoice)
-        return PiperPhonemeEncoder.sentences(from: clauses).flatMap { Self.bounded($0) }.map(encoder.encode)
+    /// One id sequence per sentence of a piece's phonemized clauses.
+    func modelInputs(forClauses clauses: [PhonemeClause]) -> [[Int64]] {
+        PiperPhonemeEncoder.sentences(from: clauses).flatMap { Self.bounded($0) }.map(encoder.encode)
     }
 
     /// `phonemes` in runs of at most `limit` scalars, each cut after the last space before the limit

@@ -4,8 +4,9 @@
 /// The first piece is the first sentence or, when that is longer than `firstLength`, its first clauses
 /// up to `firstLength` (cut instead before a joining word such as "and", "of", "for" when no clause
 /// ends in time, or between words); a sentence whose rest would be under a fifth of `firstLength` is
-/// not cut. Each later piece is whole sentences packed while they fit (a sentence longer than
-/// `maxLength` is cut at clauses, then words, as `SentenceChunker` does). An engine that makes one
+/// not cut. Each later piece is whole sentences packed while they fit; a sentence longer than the
+/// piece may be is cut the same way, its rest starting the next piece, so no piece outgrows the bound
+/// below (a whole second sentence after a short first piece kept a listener waiting 1.5 s). An engine that makes one
 /// piece after another at `r` seconds of work per second of audio has piece `k` ready before the
 /// audio before it has played out while `r * d_k <= r * d_0 + (1 - r) * (d_0 + ... + d_k-1)`; with
 /// `d_k <= growth * (d_0 + ... + d_k-1)` that holds for any `r <= 1 / (1 + growth)`, more with the
@@ -64,6 +65,15 @@ public struct PieceRamp: Sendable, Equatable {
             let budget = min(maxLength, max(firstLength, Int((Double(spoken) * growth).rounded(.down))))
             var piece = sentences[index]
             var length = text[piece].count
+            // A sentence longer than the piece may be is cut as a long first sentence is, the rest left
+            // for the next piece.
+            if length > budget, let cut = cut(String(text[piece]), within: budget) {
+                let end = text.index(piece.lowerBound, offsetBy: cut)
+                pieces.append(piece.lowerBound..<end)
+                spoken += cut
+                sentences[index] = end..<piece.upperBound
+                continue
+            }
             index += 1
             while index < sentences.count {
                 let next = text[sentences[index]].count
@@ -80,9 +90,14 @@ public struct PieceRamp: Sendable, Equatable {
 
     /// Where a first sentence longer than `firstLength` is cut, in characters; nil to speak it whole.
     func firstCut(in sentence: String) -> Int? {
+        cut(sentence, within: firstLength)
+    }
+
+    /// Where a sentence longer than `limit` characters is cut (see `firstCut(in:)`); nil to speak it whole.
+    func cut(_ sentence: String, within limit: Int) -> Int? {
         let characters = Array(sentence)
-        guard characters.count > firstLength,
-              let head = SentenceChunker(maxLength: firstLength, packsSentences: true).ranges(in: sentence).first else {
+        guard characters.count > limit,
+              let head = SentenceChunker(maxLength: limit, packsSentences: true).ranges(in: sentence).first else {
             return nil
         }
         var cut = sentence[head].count
@@ -99,7 +114,7 @@ public struct PieceRamp: Sendable, Equatable {
             }
             if let joining { cut = joining }
         }
-        return characters.count - cut < max(1, firstLength / 5) ? nil : cut
+        return characters.count - cut < max(1, limit / 5) ? nil : cut
     }
 
     /// Whether `piece` ends a sentence (a sentence mark, then closing quotes or brackets and

@@ -44,6 +44,28 @@ import Testing
         #expect(pieces.map(\.count) == [35, 35, 105, 105, 105, 105, 105, 105])
     }
 
+    /// A sentence longer than its piece may be is cut too, so a short first piece is not followed by a
+    /// whole long sentence the listener would wait for.
+    @Test func aSentenceLongerThanItsPieceMayBeIsCut() {
+        let short = PieceRamp(firstLength: 20, growth: 0.5, maxLength: 300)
+        let text = "The old lighthouse stood at the edge of the cliff for more than a century. "
+            + "Every night its lamp turned slowly, sending a pale beam across the dark water. Sailors saw it."
+        let pieces = short.split(text)
+        #expect(pieces.joined() == text)
+        #expect(pieces.first == "The old lighthouse ")
+        var spoken = 0
+        for (index, piece) in pieces.enumerated() {
+            // Within the bound, or a rest too short to leave on its own (a fifth of the piece's limit).
+            let budget = max(20, Int(0.5 * Double(spoken)))
+            if index > 0 { #expect(piece.count <= budget + budget / 5, "piece \(index) '\(piece)' over \(budget)") }
+            spoken += piece.count
+        }
+        #expect(pieces.count > 4)
+        // Cuts fall between words, at clause ends or before joining words where there are some.
+        #expect(pieces.contains("Every night its lamp turned slowly, "))
+        #expect(pieces.allSatisfy { $0.last == " " || $0 == pieces.last })
+    }
+
     @Test func emptyTextHasNoPieces() {
         #expect(ramp.split("").isEmpty)
         #expect(ramp.split("One.") == ["One."])

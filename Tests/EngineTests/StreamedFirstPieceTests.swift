@@ -42,6 +42,24 @@ import ChorusSpeech
         #expect(texts.count >= 2)
     }
 
+    /// Before it has timed a call, Kokoro starts a long first sentence with as much as 2 cores make in time,
+    /// cut between words; the rest follows in pieces no longer than the ramp allows, in order.
+    @Test(.enabled(if: InstalledModels.kokoro, InstalledModels.reason))
+    func kokorosFirstStreamedChunkIsPacedForTheMachine() async throws {
+        let kokoro = try KokoroSynthesizer()
+        var texts: [String] = []
+        for try await chunk in kokoro.stream(SynthesisRequest(text: Self.longFirst)) { texts.append(chunk.text ?? "") }
+        let first = try #require(texts.first)
+        #expect(first == "Every night its lamp ")
+        #expect(first.count <= KokoroSynthesizer.startingFirstLength)
+        #expect(texts.joined() == Self.longFirst)
+        // Now it has timed its calls, the next stream's first piece is what those times allow.
+        let paced = kokoro.model.firstPiece!.firstLength(longest: KokoroSynthesizer.streamingPieces.firstLength)
+        var next: String?
+        for try await chunk in kokoro.stream(SynthesisRequest(text: Self.longFirst)) where next == nil { next = chunk.text }
+        #expect(next.map { $0.count <= max(paced, 16) + 1 && Self.longFirst.hasPrefix($0) } == true)
+    }
+
     @Test(.enabled(if: InstalledModels.piper, InstalledModels.reason))
     func pipersFirstStreamedChunkSpeaksTheFirstClauseWithoutASentencePause() async throws {
         let piper = try PiperSynthesizer()
