@@ -39,6 +39,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     static let firstPieceSeconds = 0.6
     /// The first piece before this process has timed a call: what 2 cores make in `firstPieceSeconds`.
     static let startingFirstLength = 24
+    /// The quiet kept where a streamed sentence was cut (Kokoro starts and ends every call as a whole utterance).
+    static let seams = PieceModel.Seams(withinSentence: 0.04)
 
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
@@ -78,6 +80,7 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         model = try PieceModel(modelPath: files.model.path, options: options, parallelism: parallelism,
                                optimizedModels: optimizedModels, ramp: Self.streamingPieces,
                                firstPiece: FirstPiecePace(within: Self.firstPieceSeconds, startingLength: Self.startingFirstLength),
+                               seams: Self.seams,
                                audioOutput: "audio",
                                remedy: "It is not a Kokoro v1.0 ONNX export; use the model `scripts/setup.sh` installs.")
         frontEnd = KokoroPhonemizer(espeakVoice: espeakVoice, phonemizer: try EspeakPhonemizer.shared())
