@@ -54,7 +54,34 @@ def models_root(base):
     shutil.copy(os.path.join(tests, "ChorusChatterboxTests/Resources/encoder/speech_encoder.onnx"), chatterbox)
     shutil.copytree(os.path.join(tests, "ChorusChatterboxTests/Resources/voice"), os.path.join(chatterbox, "voices/eve"))
     shutil.copytree(os.path.join(tests, "ChorusNeuTTSTests/Resources/model"), os.path.join(root, "neutts"))
+    # A NeuTTS voice: 100 NeuCodec codes (2 s at 50 Hz) as a little-endian int64 .npy, and its transcript.
+    voice = os.path.join(root, "neutts/voices", GENERATED_VOICES["neutts"])
+    os.makedirs(voice)
+    codes = [(7919 * index) % 65536 for index in range(100)]
+    header = f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({len(codes)},), }}"
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    with open(os.path.join(voice, "codes.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+                + struct.pack(f"<{len(codes)}q", *codes))
+    with open(os.path.join(voice, "transcript.txt"), "w") as f:
+        f.write("The keeper kept it burning.")
     return root
+
+
+# The voice each engine is warmed with (--every-engine): the real models' and the generated ones'.
+GENERATED_VOICES = {"cosyvoice": "v1", "chatterbox": "eve", "neutts": "bench"}
+WARM_VOICES = {"kokoro": "jf_alpha", "piper": None, **GENERATED_VOICES}
+
+
+def warm_every_engine(server):
+    """Loads all five engines with one short request each, so an attack meets a server holding every model."""
+    for engine, voice in WARM_VOICES.items():
+        fields = {"model": engine, "input": "The keeper kept it burning.", "response_format": "pcm"}
+        if voice:
+            fields["voice"] = voice
+        status = speech(server.port, fields)[0]
+        if status != 200:
+            raise RuntimeError(f"warming {engine} answered {status}")
 
 
 def free_port():
@@ -550,8 +577,10 @@ PROBES = [
 SUPPORTED = set()
 
 
-def run_probe(binary, models, history, description, attack, options):
+def run_probe(binary, models, history, description, attack, options, every_engine=False):
     server = Server(binary, models, options, history)
+    if every_engine:
+        warm_every_engine(server)
     baseline = server.rss_mb()
     cpu_before = cpu_seconds(server.process.pid)
     monitor = Monitor(server)
@@ -665,6 +694,8 @@ def main():
     parser.add_argument("--label", default="")
     parser.add_argument("--only", default="", help="comma-separated probe names: " + ", ".join(p[0] for p in PROBES) + ", downloads")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--every-engine", action="store_true",
+                        help="before each attack, load all five engines with a short request each")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
@@ -678,7 +709,7 @@ def main():
             if only and name not in only:
                 continue
             history = tempfile.mkdtemp(dir=base)
-            result = run_probe(binary, models, history, description, attack, options)
+            result = run_probe(binary, models, history, description, attack, options, args.every_engine)
             result["name"] = name
             results.append(result)
             print(json.dumps(result, ensure_ascii=False), flush=True)

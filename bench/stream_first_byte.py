@@ -140,21 +140,11 @@ CHUNK_CACHE = {"chatterbox"}
 
 @functools.cache
 def generated_models() -> Path:
-    """A models root with the generated CosyVoice, Chatterbox and NeuTTS models (bench/probe_server.py's),
-    and a NeuTTS voice: 100 NeuCodec codes (2 s at 50 Hz) as a little-endian int64 .npy, and its transcript."""
+    """A models root with the generated CosyVoice, Chatterbox and NeuTTS models and a voice each
+    (bench/probe_server.py's)."""
     sys.path.insert(0, str(ROOT / "bench"))
     from probe_server import models_root
-    base = Path(tempfile.mkdtemp(prefix="stream_first_byte-"))
-    root = Path(models_root(str(base)))
-    voice = root / "neutts/voices" / GENERATED["neutts"]
-    voice.mkdir(parents=True)
-    codes = [(7919 * index) % 65536 for index in range(100)]
-    header = f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({len(codes)},), }}"
-    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
-    (voice / "codes.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
-                                      + struct.pack(f"<{len(codes)}q", *codes))
-    (voice / "transcript.txt").write_text("The keeper kept it burning.")
-    return root
+    return Path(models_root(tempfile.mkdtemp(prefix="stream_first_byte-")))
 
 
 def start_chorus(engines, binary: Path):
