@@ -7,7 +7,8 @@ import Foundation
 /// draws the same tokens with it on; one whose draw sits on a boundary between tokens does not.
 ///
 /// Off unless a test asks: `LogitPerturbation.$active.withValue(.init(size: 1e-5)) { ... }` for the samplers made
-/// inside, or `CHORUS_TEST_PERTURB=1e-5` in the environment for every sampler of the process.
+/// inside, or `CHORUS_TEST_PERTURB=1e-5` in the environment for every sampler of the process (but those made
+/// under `LogitPerturbation.off`).
 public struct LogitPerturbation: SamplingStep, Equatable {
     /// The relative change of each logit.
     public let size: Float
@@ -19,15 +20,19 @@ public struct LogitPerturbation: SamplingStep, Equatable {
         self.pattern = pattern
     }
 
-    /// The perturbation samplers made in this task add before their steps (nil: none).
+    /// The perturbation samplers made in this task add before their steps (nil: the environment's; `off`: none).
     @TaskLocal public static var active: LogitPerturbation? = nil
+
+    /// No perturbation, whatever the environment says: for tests of a sampler's exact arithmetic, which a
+    /// perturbation changes by design.
+    public static let off = LogitPerturbation(size: 0)
 
     /// `CHORUS_TEST_PERTURB`: a relative size, such as 1e-5.
     public static let environmentVariable = "CHORUS_TEST_PERTURB"
 
     /// The perturbation in force: the task's, else the environment's.
     static var current: LogitPerturbation? {
-        if let active { return active }
+        if let active { return active.size == 0 ? nil : active }
         guard let text = ProcessInfo.processInfo.environment[environmentVariable], let size = Float(text), size > 0 else {
             return nil
         }

@@ -64,49 +64,55 @@ import Testing
 
     /// The penalty's history: [6561] at the first draw only, then the drawn tokens.
     @Test func penaltyHistoryIsUpstreams() throws {
-        let (start, ten, penalty): (Float, Float, Float) = (2.4, 2.6, 1.2)
-        var logits = [Float](repeating: 0, count: EmbeddingIDs.speechVocabulary)
-        logits[EmbeddingIDs.startOfSpeech] = start
-        logits[10] = ten
-        logits[11] = -1.0
-        var sampler = TokenSampler([UpstreamPenalty(penalty: 1.2), GreedyDraw()], vocabularySize: logits.count,
-                                   random: SeededRandom(seed: 1))
-        var first = logits
-        _ = try first.withUnsafeMutableBufferPointer { try sampler.next($0) }
-        #expect(first[EmbeddingIDs.startOfSpeech] == start / penalty)
-        #expect(first[10] == ten)
-        var second = logits
-        let drawn = try second.withUnsafeMutableBufferPointer { try sampler.next($0) }
-        // Token 10 was drawn first: penalised now; 6561 no longer, so it wins.
-        #expect(second[10] == ten / penalty)
-        #expect(second[EmbeddingIDs.startOfSpeech] == start)
-        #expect(drawn == EmbeddingIDs.startOfSpeech)
-        // The model card keeps 6561 in every step's history.
-        var card = TokenSampler(ChatterboxSampling.modelCard.steps, vocabularySize: logits.count, random: SeededRandom(seed: 1))
-        var a = logits, b = logits
-        _ = try a.withUnsafeMutableBufferPointer { try card.next($0) }
-        _ = try b.withUnsafeMutableBufferPointer { try card.next($0) }
-        #expect(a[EmbeddingIDs.startOfSpeech] == start / penalty && b[EmbeddingIDs.startOfSpeech] == start / penalty)
-        #expect(b[11] == -1.0 && b[10] == ten / penalty)
+        // Exact arithmetic: no perturbation, even with CHORUS_TEST_PERTURB set.
+        try LogitPerturbation.$active.withValue(.off) {
+            let (start, ten, penalty): (Float, Float, Float) = (2.4, 2.6, 1.2)
+            var logits = [Float](repeating: 0, count: EmbeddingIDs.speechVocabulary)
+            logits[EmbeddingIDs.startOfSpeech] = start
+            logits[10] = ten
+            logits[11] = -1.0
+            var sampler = TokenSampler([UpstreamPenalty(penalty: 1.2), GreedyDraw()], vocabularySize: logits.count,
+                                       random: SeededRandom(seed: 1))
+            var first = logits
+            _ = try first.withUnsafeMutableBufferPointer { try sampler.next($0) }
+            #expect(first[EmbeddingIDs.startOfSpeech] == start / penalty)
+            #expect(first[10] == ten)
+            var second = logits
+            let drawn = try second.withUnsafeMutableBufferPointer { try sampler.next($0) }
+            // Token 10 was drawn first: penalised now; 6561 no longer, so it wins.
+            #expect(second[10] == ten / penalty)
+            #expect(second[EmbeddingIDs.startOfSpeech] == start)
+            #expect(drawn == EmbeddingIDs.startOfSpeech)
+            // The model card keeps 6561 in every step's history.
+            var card = TokenSampler(ChatterboxSampling.modelCard.steps, vocabularySize: logits.count, random: SeededRandom(seed: 1))
+            var a = logits, b = logits
+            _ = try a.withUnsafeMutableBufferPointer { try card.next($0) }
+            _ = try b.withUnsafeMutableBufferPointer { try card.next($0) }
+            #expect(a[EmbeddingIDs.startOfSpeech] == start / penalty && b[EmbeddingIDs.startOfSpeech] == start / penalty)
+            #expect(b[11] == -1.0 && b[10] == ten / penalty)
+        }
     }
 
     /// The steps run in upstream's order: temperature, top-k, top-p, then the penalty on what is left.
     @Test func samplingOrderIsUpstreams() throws {
-        // Three tokens, the penalised one first by raw logit: top-k 2 keeps 0 and 1 before the penalty moves 0 down.
-        var logits: [Float] = [2.0, 1.9, 1.0]
-        let steps = ChatterboxSampling.upstream(temperature: 0.5, topK: 2, topP: 1, repetitionPenalty: 1.5).steps
-        var sampler = TokenSampler(steps, vocabularySize: 3, random: SeededRandom(seed: 3), history: [])
-        _ = try logits.withUnsafeMutableBufferPointer { try sampler.next($0) }
-        #expect(sampler.state.candidates == [0, 1])
-        #expect(logits[0] == 4.0 && logits[1] == 3.8)
-        var next: [Float] = [2.0, 1.9, 1.0]
-        let drawnBefore = sampler.state.history
-        _ = try next.withUnsafeMutableBufferPointer { try sampler.next($0) }
-        // The drawn token was penalised after top-k, so the candidates are the raw top two, reordered.
-        let penalised = drawnBefore[0]
-        #expect(Set(sampler.state.candidates) == [0, 1])
-        #expect(next[penalised] == [Float(4.0), 3.8][penalised] / 1.5)
-        #expect(sampler.state.candidates.first == (penalised == 0 ? 1 : 0))
+        // Exact arithmetic: no perturbation, even with CHORUS_TEST_PERTURB set.
+        try LogitPerturbation.$active.withValue(.off) {
+            // Three tokens, the penalised one first by raw logit: top-k 2 keeps 0 and 1 before the penalty moves 0 down.
+            var logits: [Float] = [2.0, 1.9, 1.0]
+            let steps = ChatterboxSampling.upstream(temperature: 0.5, topK: 2, topP: 1, repetitionPenalty: 1.5).steps
+            var sampler = TokenSampler(steps, vocabularySize: 3, random: SeededRandom(seed: 3), history: [])
+            _ = try logits.withUnsafeMutableBufferPointer { try sampler.next($0) }
+            #expect(sampler.state.candidates == [0, 1])
+            #expect(logits[0] == 4.0 && logits[1] == 3.8)
+            var next: [Float] = [2.0, 1.9, 1.0]
+            let drawnBefore = sampler.state.history
+            _ = try next.withUnsafeMutableBufferPointer { try sampler.next($0) }
+            // The drawn token was penalised after top-k, so the candidates are the raw top two, reordered.
+            let penalised = drawnBefore[0]
+            #expect(Set(sampler.state.candidates) == [0, 1])
+            #expect(next[penalised] == [Float(4.0), 3.8][penalised] / 1.5)
+            #expect(sampler.state.candidates.first == (penalised == 0 ? 1 : 0))
+        }
     }
 
     /// A model whose every step says 6562: the first draw is kept (upstream does not check it), the second
