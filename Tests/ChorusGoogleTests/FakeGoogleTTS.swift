@@ -25,8 +25,18 @@ struct ServerLog: Sendable {
 
 final class Recorder: Sendable {
     private let log = Locked(ServerLog())
+    private let stopping = Locked(false)
     func update(_ body: @Sendable (inout ServerLog) -> Void) { log.withLock { body(&$0) } }
     var snapshot: ServerLog { log.withLock { $0 } }
+
+    /// Waits `limit`, or until the server is stopping, when a call the test left waiting ends.
+    func stall(upTo limit: Duration) async throws {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: limit)
+        while clock.now < end, !stopping.withLock({ $0 }) { try await clock.sleep(for: .milliseconds(20)) }
+    }
+
+    func stop() { stopping.withLock { $0 = true } }
 }
 
 /// How the fake service behaves once the credentials pass.
@@ -103,9 +113,9 @@ struct FakeTextToSpeech: Google_Cloud_Texttospeech_V1_TextToSpeech.StreamingServ
                     throw RPCError(code: .internalError, message: "synthesis failed for key \(testKey)")
                 case .stallAfterFirstPiece:
                     if !sentAny { try await write(pcm.prefix(960), writer) }
-                    try await Task.sleep(for: .seconds(60))
+                    try await recorder.stall(upTo: .seconds(60))
                 case .silent:
-                    try await Task.sleep(for: .seconds(60))
+                    try await recorder.stall(upTo: .seconds(60))
                 case .quotaExhausted, .flood:
                     break
                 }
@@ -154,26 +164,55 @@ func withFakeGoogle(
         do {
             try await body("http://127.0.0.1:\(port)", recorder)
         } catch {
-            group.cancelAll()
+            await stopServing(server, recorder, in: &group)
             throw error
         }
-        group.cancelAll()
+        await stopServing(server, recorder, in: &group)
     }
+}
+
+/// Stops `server`, which serves in `group`: ends the calls left waiting, then shuts the server down gracefully,
+/// falling back to cancelling it after 10 s. Cancelling a
+/// server at once traps the process when a connection it has accepted is not yet being served ("Deinited
+/// NIOAsyncWriter without calling finish()", apple/swift-nio#3481): it did so in
+/// aDroppedConnectionIsAnInterruption, whose client reconnects through the relay as the test ends.
+private func stopServing(
+    _ server: GRPCServer<HTTP2ServerTransport.Posix>, _ recorder: Recorder, in group: inout ThrowingTaskGroup<Void, any Error>
+) async {
+    recorder.stop()
+    server.beginGracefulShutdown()
+    group.addTask { try await Task.sleep(for: .seconds(10)) }
+    _ = try? await group.next()
+    group.cancelAll()
 }
 
 /// A TCP relay on 127.0.0.1 in front of `port` that can cut every connection through it at once,
 /// as a network that drops does.
 final class DroppingRelay: Sendable {
     private let channels = Locked<[any Channel]>([])
+    private let closed = Locked(false)
     private let listener: any Channel
     let port: Int
 
     init(to port: Int) async throws {
-        let channels = self.channels
+        let channels = self.channels, closed = self.closed
         listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop).connect(host: "127.0.0.1", port: port).flatMapThrowing { outbound in
-                    channels.withLock { $0 += [inbound, outbound] }
+                    // Either side closing closes the other, even when it closed before this ran; a connection
+                    // made while the relay closes is closed, so none is left open to the server behind it.
+                    inbound.closeFuture.whenComplete { _ in outbound.close(promise: nil) }
+                    outbound.closeFuture.whenComplete { _ in inbound.close(promise: nil) }
+                    let open = channels.withLock { list in
+                        closed.withLock { isClosed in
+                            if !isClosed { list += [inbound, outbound] }
+                            return !isClosed
+                        }
+                    }
+                    guard open else {
+                        inbound.close(promise: nil)
+                        return
+                    }
                     try outbound.pipeline.syncOperations.addHandler(Forward(to: inbound))
                     try inbound.pipeline.syncOperations.addHandler(Forward(to: outbound))
                 }
@@ -188,6 +227,7 @@ final class DroppingRelay: Sendable {
     }
 
     func close() async {
+        closed.withLock { $0 = true }
         drop()
         try? await listener.close()
     }
