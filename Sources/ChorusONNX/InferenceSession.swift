@@ -297,7 +297,7 @@ public final class InferenceSession: @unchecked Sendable {
                 try runtime.check(api.SetSessionLogSeverityLevel(handle, 3), model: model)
             }
         }
-        if let spinning = options.allowSpinning {
+        if let spinning = try options.spinning() {
             try runtime.check(api.AddSessionConfigEntry(handle, "session.intra_op.allow_spinning", spinning ? "1" : "0"),
                               model: model)
             try runtime.check(api.AddSessionConfigEntry(handle, "session.inter_op.allow_spinning", spinning ? "1" : "0"),

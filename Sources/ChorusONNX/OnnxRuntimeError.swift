@@ -24,6 +24,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
     case shapeMismatch(shape: [Int], elementCount: Int)
     /// A session was asked for fewer than one or more than `SessionOptions.maximumThreads` threads.
     case invalidThreadCount(pool: String, requested: Int, maximum: Int)
+    /// `SessionOptions.spinningVariable` holds something other than 0 or 1.
+    case invalidSpinningSetting(value: String)
     /// A value the runtime returned is not a tensor (a sequence or map), which Chorus does not read.
     case notATensor(name: String)
     /// A graph takes or gives float16 where Swift has no `Float16` (Intel macOS).
@@ -71,6 +73,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
             return "Shape \(shape) needs \(shape.reduce(1, *)) elements, but \(count) were given."
         case .invalidThreadCount(let pool, let requested, let maximum):
             return "\(requested) \(pool) threads is not a usable thread count; give 1 to \(maximum)."
+        case .invalidSpinningSetting(let value):
+            return "\(SessionOptions.spinningVariable) is '\(value)'; set it to 0 (idle runtime threads sleep) or 1 (they spin), or unset it."
         case .notATensor(let name):
             return "Value '\(name)' is not a tensor; Chorus reads tensors only."
         case .float16Unavailable:

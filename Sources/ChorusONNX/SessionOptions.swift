@@ -1,4 +1,5 @@
 import CChorusONNX
+import Foundation
 
 /// How a session is built: threads, graph optimisation, memory arena, execution providers.
 public struct SessionOptions: Sendable, Equatable {
@@ -30,7 +31,8 @@ public struct SessionOptions: Sendable, Equatable {
     /// Threads across independent operators; `nil` lets the runtime choose.
     public var interOpThreads: Int?
     public var optimizationLevel: OptimizationLevel
-    /// Whether idle intra-op threads spin waiting for work: lower latency, more CPU burnt. `nil` keeps the runtime's default.
+    /// Whether idle intra-op threads spin waiting for work: lower latency, more CPU burnt. `nil` takes
+    /// `spinningVariable` from the environment when it is set, else the runtime's default (they spin).
     public var allowSpinning: Bool?
     /// Whether the CPU allocator keeps freed memory in an arena for reuse.
     public var usesMemoryArena: Bool
@@ -62,6 +64,22 @@ public struct SessionOptions: Sendable, Equatable {
         self.preferredProviders = preferredProviders
         self.optimizedModelPath = optimizedModelPath
         self.releasesArenaAfterRuns = releasesArenaAfterRuns
+    }
+
+    /// The environment variable that decides `allowSpinning` for sessions that leave it nil: `0` for a
+    /// machine shared with other work, where threads spinning between operators take cores the other work
+    /// needs (the test run, many sessions at once: see DEVELOPING.md), `1` for the runtime's default.
+    public static let spinningVariable = "CHORUS_ORT_SPINNING"
+
+    /// Whether idle threads spin: `allowSpinning`, else `spinningVariable` in `environment`, else nil.
+    public func spinning(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Bool? {
+        if let allowSpinning { return allowSpinning }
+        guard let value = environment[Self.spinningVariable] else { return nil }
+        switch value.trimmingCharacters(in: .whitespaces) {
+        case "0": return false
+        case "1": return true
+        default: throw OnnxRuntimeError.invalidSpinningSetting(value: value)
+        }
     }
 
     /// Throws `OnnxRuntimeError.invalidThreadCount` for a thread count below 1 or over `maximumThreads`.

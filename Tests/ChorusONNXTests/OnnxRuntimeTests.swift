@@ -242,6 +242,18 @@ func modelPath(_ name: String) -> String {
             try Tensor([1, 2, 3] as [Float], shape: [2, 2])
         }
     }
+
+    @Test func spinningIsTheOptionsThenTheEnvironmentsAndAnythingElseThereIsRefused() throws {
+        let variable = SessionOptions.spinningVariable
+        #expect(try SessionOptions().spinning(environment: [:]) == nil)
+        #expect(try SessionOptions().spinning(environment: [variable: "0"]) == false)
+        #expect(try SessionOptions().spinning(environment: [variable: "1"]) == true)
+        #expect(try SessionOptions(allowSpinning: true).spinning(environment: [variable: "0"]) == true)
+        #expect(throws: OnnxRuntimeError.invalidSpinningSetting(value: "off")) {
+            try SessionOptions().spinning(environment: [variable: "off"])
+        }
+        #expect(OnnxRuntimeError.invalidSpinningSetting(value: "off").description.contains("set it to 0"))
+    }
 }
 
 @Suite struct SessionCacheTests {
