@@ -24,12 +24,15 @@ demo: setup
 # (CHORUS_ORT_SPINNING=0: 15% less time, 20% less CPU, see DEVELOPING.md).
 # NeuTTS's goldens were made with the espeak-ng its wheel bundles (1.52.0.1); the library is chosen when a
 # process starts, so NeuTTS's tests run in a second process with it and every other test with the system's.
+# The tests are built once, without the benchmarks (bench/, which .ci/run builds after the tests), and both
+# runs take that build.
 test:
 	scripts/setup.sh --espeak-1.52
-	CHORUS_ORT_SPINNING=0 $(SWIFT) test --skip 'ChorusNeuTTSTests\.'
+	$(SWIFT) build --product ChorusPackageTests
+	CHORUS_ORT_SPINNING=0 $(SWIFT) test --skip-build --skip 'ChorusNeuTTSTests\.'
 	espeak=$$(scripts/setup.sh --espeak-1.52-folder) && CHORUS_ORT_SPINNING=0 \
 	  LD_LIBRARY_PATH=$$espeak/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} ESPEAK_DATA_PATH=$$espeak/espeak-ng-data \
-	  $(SWIFT) test --filter 'ChorusNeuTTSTests\.'
+	  $(SWIFT) test --skip-build --filter 'ChorusNeuTTSTests\.'
 
 # chorus in $(PREFIX)/bin, its resource bundles and the ONNX Runtime library in $(PREFIX)/lib/chorus, where
 # the release build looks for the library (an rpath of $$ORIGIN/../lib/chorus).
