@@ -76,13 +76,17 @@ public final class PieceModel: Sendable {
                 return (voice: chosen, pieces: pieces)
             },
             pieces: { $0.pieces },
+            // `ParallelPieces` asks for the calls of one piece after another, in text order, so the piece
+            // before this one is the last one asked for.
             calls: { piece in
                 let made = try calls(piece, try readings.reading(of: piece) ?? frontEnd.read(piece))
-                defer { afterSentence = PieceRamp.endsSentence(piece) }
+                let continuesSentence = !afterSentence
+                afterSentence = PieceRamp.endsSentence(piece)
+                let characters = max(1, piece.count / max(1, made.count))
                 return made.indices.map { index in
-                    Timed(call: made[index], characters: max(1, piece.count / made.count),
-                          continuesSentence: index == 0 && !afterSentence, closesPiece: index == made.count - 1,
-                          breaksSentence: !PieceRamp.endsSentence(piece))
+                    Timed(call: made[index], characters: characters,
+                          continuesSentence: index == 0 && continuesSentence,
+                          breaksSentence: index == made.count - 1 && !afterSentence)
                 }
             },
             // Calls after the first will run side by side: their session is made meanwhile.
@@ -98,7 +102,7 @@ public final class PieceModel: Sendable {
                 func count(_ seconds: Double) -> Int { Int(seconds * Double(sampleRate)) }
                 made.output = Self.trimmingSilence(
                     of: made.output, leading: call.continuesSentence ? count(seams.withinSentence) : nil,
-                    trailing: call.closesPiece && call.breaksSentence && !made.isLast ? count(seams.withinSentence) : nil)
+                    trailing: call.breaksSentence && !made.isLast ? count(seams.withinSentence) : nil)
                 return samples(made)
             })
     }
@@ -168,9 +172,7 @@ public final class PieceModel: Sendable {
         public var characters: Int
         /// Whether the call begins a piece that goes on with a sentence the piece before it began.
         public var continuesSentence = false
-        /// Whether the call ends its piece.
-        public var closesPiece = true
-        /// Whether its piece was cut inside a sentence.
+        /// Whether the call ends a piece cut inside a sentence, which the next piece goes on with.
         public var breaksSentence = false
     }
 
