@@ -11,6 +11,10 @@ struct MultipartForm: Sendable {
     }
 
     var parts: [Part]
+    /// The bytes the parse's searches passed over: about the body's length, since each search starts where
+    /// the last ended (a parse that searched from the start again for each part would pass over the body once
+    /// per part).
+    private(set) var bytesSearched = 0
 
     /// The text of the field `name`, if present.
     func text(_ name: String) -> String? {
@@ -50,12 +54,18 @@ struct MultipartForm: Sendable {
         let delimiter = Array("--\(boundary)".utf8)
         let nextDelimiter = Array("\r\n--\(boundary)".utf8)
         let headerEnd = Array("\r\n\r\n".utf8)
+        var searched = 0
         parts = try body.withUnsafeBytes { bytes -> [Part] in
+            func find(_ needle: [UInt8], from start: Int) -> Int? {
+                let found = Self.find(needle, in: bytes, from: start)
+                searched += (found ?? bytes.count) - start
+                return found
+            }
             func starts(with text: String, at offset: Int) -> Bool {
                 let prefix = Array(text.utf8)
                 return offset + prefix.count <= bytes.count && zip(bytes[offset...], prefix).allSatisfy { $0 == $1 }
             }
-            guard var cursor = Self.find(delimiter, in: bytes, from: 0).map({ $0 + delimiter.count }) else {
+            guard var cursor = find(delimiter, from: 0).map({ $0 + delimiter.count }) else {
                 throw APIError.invalid("The multipart body does not contain its boundary.", code: "bad_multipart")
             }
             var parts: [Part] = []
@@ -70,8 +80,8 @@ struct MultipartForm: Sendable {
                     throw APIError(.contentTooLarge, "The form has more than \(maximumParts) parts; send only the fields this route takes.",
                                    code: "too_many_parts")
                 }
-                guard let headersEnd = Self.find(headerEnd, in: bytes, from: cursor),
-                      let next = Self.find(nextDelimiter, in: bytes, from: headersEnd + headerEnd.count) else {
+                guard let headersEnd = find(headerEnd, from: cursor),
+                      let next = find(nextDelimiter, from: headersEnd + headerEnd.count) else {
                     throw APIError.invalid("The multipart body ends in the middle of a part.", code: "bad_multipart")
                 }
                 let headers = String(decoding: bytes[cursor..<headersEnd], as: UTF8.self)
@@ -93,6 +103,7 @@ struct MultipartForm: Sendable {
             }
             return parts
         }
+        bytesSearched = searched
     }
 
     /// The offset of the first `needle` in `bytes` at or after `start`; nil when there is none. Each
