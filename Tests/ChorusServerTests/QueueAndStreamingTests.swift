@@ -55,12 +55,14 @@ import Testing
         return request
     }
 
+    /// The request's deadline is for a hang, not a pace: at 30 s it ran out in the fresh-clone CI of ca78432,
+    /// 879 tests sharing 2 cores.
     @Test func audioArrivesChunkedBeforeTheWholeIsMade() async throws {
         let gated = GatedSynthesizer()
         try await live(fakeServer(extra: [served(gated)])) { base in
             let response = try await HTTPClient.shared.execute(
                 speechRequest(base, ["model": "gated", "input": "First half, then the rest.", "response_format": "pcm"]),
-                timeout: .seconds(30))
+                timeout: .seconds(120))
             #expect(response.status == .ok)
             #expect(response.headers["Transfer-Encoding"].first == "chunked")
             let all = pcm16(FakeSynthesizer.samples(for: "First half, then the rest."))
@@ -84,7 +86,7 @@ import Testing
         try await live(server) { base in
             let request = speechRequest(base, ["model": "gated", "input": "Nobody will hear the end of this."])
             let client = Task {
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
                 var iterator = response.body.makeAsyncIterator()
                 _ = try await iterator.next()
                 // Hang up while the engine is still making the rest.
