@@ -21,7 +21,7 @@ demo: setup
 	@echo "wrote demo-kokoro.wav and demo-piper.wav"
 
 # The tests run many ONNX Runtime sessions at once, whose idle threads would spin on cores the others need
-# (CHORUS_ORT_SPINNING=0: 15% less time, 20% less CPU, see DEVELOPING.md).
+# (CHORUS_ORT_SPINNING=0: 15% less time and 20% less CPU on the heaviest suites, see DEVELOPING.md).
 # NeuTTS's goldens were made with the espeak-ng its wheel bundles (1.52.0.1); the library is chosen when a
 # process starts, so NeuTTS's tests run in a second process with it and every other test with the system's.
 # The tests are built once, without the benchmarks (bench/, which .ci/run builds after the tests), and both

@@ -172,10 +172,10 @@ func withFakeGoogle(
 }
 
 /// Stops `server`, which serves in `group`: ends the calls left waiting, then shuts the server down gracefully,
-/// falling back to cancelling it after 10 s. Cancelling a
-/// server at once traps the process when a connection it has accepted is not yet being served ("Deinited
-/// NIOAsyncWriter without calling finish()", apple/swift-nio#3481): it did so in
-/// aDroppedConnectionIsAnInterruption, whose client reconnects through the relay as the test ends.
+/// falling back to cancelling it after 10 s. Cancelling a server at once traps the process when a connection
+/// it has accepted is not yet being served ("Deinited NIOAsyncWriter without calling finish()",
+/// apple/swift-nio#3481): it did so in aDroppedConnectionIsAnInterruption, whose client reconnects through the
+/// relay as the test ends.
 private func stopServing(
     _ server: GRPCServer<HTTP2ServerTransport.Posix>, _ recorder: Recorder, in group: inout ThrowingTaskGroup<Void, any Error>
 ) async {
@@ -189,13 +189,13 @@ private func stopServing(
 /// A TCP relay on 127.0.0.1 in front of `port` that can cut every connection through it at once,
 /// as a network that drops does.
 final class DroppingRelay: Sendable {
-    private let channels = Locked<[any Channel]>([])
-    private let closed = Locked(false)
+    /// The connections made so far, both sides of each, and whether the relay is closing.
+    private let state = Locked<(channels: [any Channel], closed: Bool)>(([], false))
     private let listener: any Channel
     let port: Int
 
     init(to port: Int) async throws {
-        let channels = self.channels, closed = self.closed
+        let state = self.state
         listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop).connect(host: "127.0.0.1", port: port).flatMapThrowing { outbound in
@@ -203,11 +203,9 @@ final class DroppingRelay: Sendable {
                     // made while the relay closes is closed, so none is left open to the server behind it.
                     inbound.closeFuture.whenComplete { _ in outbound.close(promise: nil) }
                     outbound.closeFuture.whenComplete { _ in inbound.close(promise: nil) }
-                    let open = channels.withLock { list in
-                        closed.withLock { isClosed in
-                            if !isClosed { list += [inbound, outbound] }
-                            return !isClosed
-                        }
+                    let open = state.withLock { state in
+                        if !state.closed { state.channels += [inbound, outbound] }
+                        return !state.closed
                     }
                     guard open else {
                         inbound.close(promise: nil)
@@ -223,11 +221,11 @@ final class DroppingRelay: Sendable {
 
     /// Closes both sides of every connection made so far.
     func drop() {
-        for channel in channels.withLock({ $0 }) { channel.close(promise: nil) }
+        for channel in state.withLock({ $0.channels }) { channel.close(promise: nil) }
     }
 
     func close() async {
-        closed.withLock { $0 = true }
+        state.withLock { $0.closed = true }
         drop()
         try? await listener.close()
     }
@@ -239,11 +237,6 @@ final class DroppingRelay: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             peer.writeAndFlush(unwrapInboundIn(data), promise: nil)
-        }
-
-        func channelInactive(context: ChannelHandlerContext) {
-            peer.close(promise: nil)
-            context.fireChannelInactive()
         }
     }
 }
