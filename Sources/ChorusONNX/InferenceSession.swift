@@ -281,7 +281,7 @@ public final class InferenceSession: @unchecked Sendable {
     ) throws -> [String] {
         let api = runtime.api
         try options.validate()
-        if let threads = options.intraOpThreads {
+        if let threads = try options.intraOpThreads(environment: ProcessInfo.processInfo.environment) {
             try runtime.check(api.SetIntraOpNumThreads(handle, Int32(threads)), model: model)
         }
         if let threads = options.interOpThreads {

@@ -26,6 +26,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
     case invalidThreadCount(pool: String, requested: Int, maximum: Int)
     /// `SessionOptions.spinningVariable` holds something other than 0 or 1.
     case invalidSpinningSetting(value: String)
+    /// `CHORUS_ORT_INTRA_OP_THREADS` is not a whole number from 1 to the maximum.
+    case invalidThreadSetting(value: String, maximum: Int)
     /// A value the runtime returned is not a tensor (a sequence or map), which Chorus does not read.
     case notATensor(name: String)
     /// A graph takes or gives float16 where Swift has no `Float16` (Intel macOS).
@@ -75,6 +77,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
             return "\(requested) \(pool) threads is not a usable thread count; give 1 to \(maximum)."
         case .invalidSpinningSetting(let value):
             return "\(SessionOptions.spinningVariable) is '\(value)'; set it to 0 (idle runtime threads sleep) or 1 (they spin), or unset it."
+        case .invalidThreadSetting(let value, let maximum):
+            return "\(SessionOptions.intraOpThreadsVariable) is '\(value)'; set it to a whole number of threads from 1 to \(maximum), or unset it."
         case .notATensor(let name):
             return "Value '\(name)' is not a tensor; Chorus reads tensors only."
         case .float16Unavailable:

@@ -82,6 +82,22 @@ public struct SessionOptions: Sendable, Equatable {
         }
     }
 
+    /// The environment variable that, when set, gives every session of the process that many intra-op
+    /// threads, whatever its options ask for: a check that results do not hang on the thread count
+    /// (sums split across threads are added in another order), as `make test` can be run at 1 and at 2.
+    /// Not a tuning knob: an engine's own split of threads between calls alone and side by side is lost.
+    public static let intraOpThreadsVariable = "CHORUS_ORT_INTRA_OP_THREADS"
+
+    /// The intra-op threads a session is made with: `intraOpThreadsVariable` in `environment` when set,
+    /// else `intraOpThreads` (nil: the runtime chooses).
+    public func intraOpThreads(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int? {
+        guard let value = environment[Self.intraOpThreadsVariable] else { return intraOpThreads }
+        guard let count = Int(value.trimmingCharacters(in: .whitespaces)), (1...Self.maximumThreads).contains(count) else {
+            throw OnnxRuntimeError.invalidThreadSetting(value: value, maximum: Self.maximumThreads)
+        }
+        return count
+    }
+
     /// Throws `OnnxRuntimeError.invalidThreadCount` for a thread count below 1 or over `maximumThreads`.
     public func validate() throws {
         for (name, count) in [("intra-op", intraOpThreads), ("inter-op", interOpThreads)] {

@@ -254,6 +254,21 @@ func modelPath(_ name: String) -> String {
         }
         #expect(OnnxRuntimeError.invalidSpinningSetting(value: "off").description.contains("set it to 0"))
     }
+
+    @Test func theEnvironmentsIntraOpThreadsOverrideTheOptionsAndNonsenseIsRefused() throws {
+        let variable = SessionOptions.intraOpThreadsVariable
+        #expect(try SessionOptions().intraOpThreads(environment: [:]) == nil)
+        #expect(try SessionOptions(intraOpThreads: 3).intraOpThreads(environment: [:]) == 3)
+        #expect(try SessionOptions(intraOpThreads: 3).intraOpThreads(environment: [variable: "1"]) == 1)
+        #expect(try SessionOptions().intraOpThreads(environment: [variable: " 2"]) == 2)
+        for value in ["0", "-1", "65", "two", ""] {
+            #expect(throws: OnnxRuntimeError.invalidThreadSetting(value: value, maximum: SessionOptions.maximumThreads)) {
+                try SessionOptions().intraOpThreads(environment: [variable: value])
+            }
+        }
+        #expect(OnnxRuntimeError.invalidThreadSetting(value: "0", maximum: 64).description
+            == "CHORUS_ORT_INTRA_OP_THREADS is '0'; set it to a whole number of threads from 1 to 64, or unset it.")
+    }
 }
 
 @Suite struct SessionCacheTests {
