@@ -24,6 +24,10 @@ enum TestResources {
         var firstChunkTokens: Int?
         /// [80, frames] of that chunk's mel (the chunk-mask case).
         var firstChunkMelShape: [Int]?
+        /// The least margin every draw keeps (relative, as LogitPerturbation perturbs the logits).
+        var threshold: Double
+        /// Each draw's margin: the least relative change of that step's logits that could change it.
+        var margins: [Double]
     }
 
     static func goldenCase() throws -> Case {

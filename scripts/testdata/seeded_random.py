@@ -29,16 +29,22 @@ class SplitMix64:
         return (self.next() >> 11) * (1.0 / (1 << 53))
 
     def categorical(self, weights):
+        return self.placed(weights)[0]
+
+    def placed(self, weights):
+        """categorical's draw with where it fell: (index, target, running sum before the index, after it, total),
+        for a generator that measures how far the draw lies from the boundaries beside it."""
         total = 0.0
         for w in weights:
             total += w
         r = self.uniform() * total
-        running = 0.0
+        running = before = 0.0
         for i, w in enumerate(weights):
+            before = running
             running += w
             if r < running:
-                return i
-        return len(weights) - 1
+                return i, r, before, running, total
+        return len(weights) - 1, r, before, running, total
 
     def gaussians(self, count):
         out = np.empty(count, np.float64)

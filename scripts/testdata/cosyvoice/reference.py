@@ -24,6 +24,16 @@ Randomness is drawn from `SplitMix64` (scripts/testdata/seeded_random.py), which
 Upstream draws the flow noise once ([1, 80, 15000] from a fixed seed) and slices it to the
 utterance length, so frame n always starts from the same noise; here the noise is drawn frame by
 frame (80 values each) from SplitMix64(noise_seed), which keeps that property and draws only what is used.
+
+The sampling seeds: each case's is the first from a fixed start whose every draw keeps margins.THRESHOLD (1e-5) of
+each kind (note_margins, in ../draw_margins.py's units: the least relative change of the step's raw logits that
+could change the draw), and each golden records its margins. Why 1e-5: Chorus and this script both run ONNX
+Runtime, so what can differ is the kernels' sums (another instruction set, another thread count). On these models
+1 and 2 intra-op threads give identical logits (all three cases, every step); the largest difference measured
+anywhere on CosyVoice's LLM is 7.7e-7 of a step's largest |logit|, between upstream's PyTorch and ONNX Runtime
+(margins.py), a bigger change than a kernel's. 1e-5 is thirteen times that, and it is what ParityTests perturbs
+the logits by (GoldenRun), which proves the margins on every run. Such seeds exist only because make_models.py
+sharpens the LLM decoder (LLM_SHARPNESS): on the flat random distribution a 160-token case never kept them all.
 """
 import json
 import math
@@ -37,6 +47,10 @@ import onnxruntime as ort
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESOURCES = os.path.join(HERE, "..", "..", "..", "Tests", "ChorusCosyVoiceTests", "Resources")
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import torch  # noqa: E402  (draw_margins measures with it)
+import draw_margins  # noqa: E402
+from margins import KINDS, THRESHOLD  # noqa: E402
 from seeded_random import SplitMix64  # noqa: E402
 
 SPEECH_TOKENS = 6561
@@ -97,7 +111,8 @@ def softmax(logits):
 
 
 def nucleus(probs, rng, top_p=0.8, top_k=25):
-    """upstream nucleus_sampling: sort descending (stable), keep while cum < top_p and count < top_k, draw."""
+    """upstream nucleus_sampling: sort descending (stable), keep while cum < top_p and count < top_k, draw.
+    Returns the token and the draw's place (SplitMix64.placed) in the candidates' order, for its margins."""
     order = sorted(range(len(probs)), key=lambda i: -probs[i])
     kept, cum = [], 0.0
     for i in order:
@@ -106,7 +121,8 @@ def nucleus(probs, rng, top_p=0.8, top_k=25):
             kept.append(i)
         else:
             break
-    return kept[rng.categorical([probs[i] for i in kept])]
+    place = rng.placed([probs[i] for i in kept])
+    return kept[place[0]], order, len(kept), place
 
 
 def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
@@ -114,19 +130,23 @@ def ras(probs, decoded, rng, win_size=10, tau_r=0.1):
     times in the last win_size tokens, its score is set to -inf and the token is drawn again from the softmax
     of all scores, so the repeated token cannot come back (its probability is zero, the rest renormalised).
 
-    Upstream writes the -inf into the step's scores in place; the step draws once, so a copy is the same."""
-    top = nucleus(probs, rng)
+    Upstream writes the -inf into the step's scores in place; the step draws once, so a copy is the same.
+    Returns the token and the nucleus draw's candidates and place, and the redraw's place (or None)."""
+    top, order, count, place = nucleus(probs, rng)
+    redraw = None
     repeats = sum(1 for t in decoded[-win_size:] if t == top)
     if repeats >= win_size * tau_r:
         masked = list(probs)
         masked[top] = 0.0
-        top = rng.categorical(masked)
-    return top
+        redraw = rng.placed(masked)
+        top = redraw[0]
+    return top, order, count, place, redraw
 
 
-def sample(probs, decoded, rng, ignore_eos):
+def sample(logits, probs, decoded, rng, ignore_eos):
     """upstream sampling_ids (ace7c47, as make_upstream.py runs it): before min_len the score of id 6561 is -inf
-    (its probability zero, the rest renormalised); any other stop id drawn ends the utterance, however short."""
+    (its probability zero, the rest renormalised); any other stop id drawn ends the utterance, however short.
+    Within draw_margins.recorded or first_seed, notes the draw's margins (note_margins)."""
     if ignore_eos:
         probs = list(probs)
         probs[SOS] = 0.0
@@ -134,7 +154,40 @@ def sample(probs, decoded, rng, ignore_eos):
         for p in probs:
             total += p
         probs = [p / total for p in probs]
-    return ras(probs, decoded, rng)
+    top, order, count, place, redraw = ras(probs, decoded, rng)
+    if draw_margins.RECORDER[0] is not None:
+        note_margins(draw_margins.RECORDER[0], logits, probs, order, count, place, redraw, ignore_eos)
+    return top
+
+
+def note_margins(recorder, logits, probs, order, count, place, redraw, ignore_eos):
+    """One step's margins in draw_margins' units (margins.py's kinds, as make_upstream.py records upstream's
+    draws): each the least relative change of the step's raw logits that could change the draw, i.e. a distance
+    over 2 M, M the largest |logit| of the step.
+      draw    the uniform's distance from the candidates' cumulative probabilities beside the chosen one;
+      order   the chosen logit's gap to the nearest other candidate and to the first one left out;
+      top_k   with 25 candidates: the gap between the 25th and 26th logits;
+      top_p   the distance from 0.8 of the nearest cumulative probability the cut tested;
+      redraw  ras's redraw over every token: the uniform's distance from the chosen token's boundaries.
+    A strict recorder (first_seed's) raises draw_margins.TooClose at the first step below its thresholds."""
+    raw = np.asarray(logits, np.float64)
+    largest = draw_margins.largest(torch.from_numpy(raw))
+    ranked = np.array([-math.inf if ignore_eos and i == SOS else raw[i] for i in order[:count + 1]])
+    chosen, target, before, after, total = place
+    gaps = np.abs(ranked - ranked[chosen])
+    gaps = gaps[(gaps > 0) & np.isfinite(gaps)]
+    step = {"draw": draw_margins.draw_margin(target, before, after, total) / (2 * largest),
+            "order": (gaps.min() if gaps.size else math.inf) / (2 * largest)}
+    if count == 25:
+        step["top_k"] = (ranked[24] - ranked[25]) / (2 * largest)
+    cumulative = np.concatenate([[0.0], np.cumsum([probs[i] for i in order[:count]])])
+    step["top_p"] = np.abs(cumulative[:min(count + 1, 25)] - 0.8).min() / (2 * largest)
+    if redraw is not None:
+        step["redraw"] = draw_margins.draw_margin(*redraw[1:]) / (2 * largest)
+    step = {kind: float(value) for kind, value in step.items()}
+    recorder.steps.append(step)
+    if recorder.thresholds is not None:
+        draw_margins.check(step, recorder.thresholds)
 
 
 def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng, on_token=None):
@@ -156,7 +209,7 @@ def llm_tokens(models, prompt_text_ids, text_ids, prompt_speech_tokens, rng, on_
     out = []
     for i in range(max_len):
         logits = models.llm_decoder.run(None, {"hidden_state": hidden})[0][0]
-        top = sample(softmax(logits), out, rng, ignore_eos=i < min_len)
+        top = sample(logits, softmax(logits), out, rng, ignore_eos=i < min_len)
         if top in STOP_IDS:
             break
         out.append(top)
@@ -410,11 +463,34 @@ if __name__ == "__main__":
     prompt_text_ids = [2610, 525, 264, 10950, 17847, 13, 151646, 99880, 56568, 103934, 100006, 100854, 56006,
                        107228, 52801, 119024, 1773]
     text_ids = [108386, 3837, 99489, 100678, 104811, 102513, 104130, 1773]
-    case = {"promptTextTokens": prompt_text_ids, "textTokens": text_ids, "samplingSeed": 1234, "noiseSeed": 0}
-    raw, tokens, mel, audio = synthesize(models, prompt_text_ids, text_ids, voice, case["samplingSeed"], case["noiseSeed"])
+    # Each case's sampling seed: the first from the old one whose every draw keeps THRESHOLD of each kind
+    # (note_margins), so another CPU or a relative 1e-5 change of the logits draws the same tokens.
+    thresholds = {kind: THRESHOLD for kind in KINDS}
+    zero_shot_tokens = []
+
+    def drawing(prompt_ids, ids, prompt_speech, needs=None):
+        def generate(seed):
+            raw = llm_tokens(models, prompt_ids, ids, prompt_speech, SplitMix64(seed))
+            if needs is not None and not needs(raw):
+                raise draw_margins.TooClose("not what the tests need")
+            return raw
+        return generate
+
+    prompt_speech = align_prompt(voice["tokens"], voice["mel"])[0]
+    # ParityTests: the silence filter drops something; 120 tokens or more, so the hop doubles twice (25, 50, the rest).
+    zero_shot_seed = draw_margins.first_seed(
+        [drawing(prompt_text_ids, text_ids, prompt_speech,
+                 lambda raw: len(drop_long_silences(raw)) < len(raw))],
+        1234, 120, thresholds)
+    case = {"promptTextTokens": prompt_text_ids, "textTokens": text_ids, "samplingSeed": zero_shot_seed,
+            "noiseSeed": 0}
+    (raw, tokens, mel, audio), case_margins = draw_margins.recorded(
+        lambda: synthesize(models, prompt_text_ids, text_ids, voice, case["samplingSeed"], case["noiseSeed"]))
+    zero_shot_tokens.extend(raw)
     golden = os.path.join(out, "golden")
     os.makedirs(golden, exist_ok=True)
-    case.update({"sampledTokens": raw, "tokens": tokens, "melShape": list(mel.shape), "audioSamples": len(audio)})
+    case.update({"sampledTokens": raw, "tokens": tokens, "melShape": list(mel.shape), "audioSamples": len(audio),
+                 "threshold": THRESHOLD, "margins": case_margins})
     with open(os.path.join(golden, "case.json"), "w") as f:
         json.dump(case, f, indent=1)
         f.write("\n")
@@ -428,14 +504,20 @@ if __name__ == "__main__":
         f.write("\n")
     np.concatenate(chunks).astype("<f4").tofile(os.path.join(golden, "stream.f32"))
     # The instruct2 case: upstream's Cantonese instruction as the LLM prompt, no prompt speech in the LLM.
-    instruct = {"promptTextTokens": INSTRUCTION_IDS, "textTokens": text_ids, "samplingSeed": 99, "noiseSeed": 0}
-    raw2, tokens2, mel2, audio2 = synthesize(models, INSTRUCTION_IDS, text_ids, voice, instruct["samplingSeed"],
-                                             instruct["noiseSeed"], llm_prompt_speech=False)
+    # ParityTests: the instruction changes what the LLM draws.
+    instruct_seed = draw_margins.first_seed(
+        [drawing(INSTRUCTION_IDS, text_ids, [], lambda raw: raw != zero_shot_tokens)], 99, 20, thresholds)
+    instruct = {"promptTextTokens": INSTRUCTION_IDS, "textTokens": text_ids, "samplingSeed": instruct_seed,
+                "noiseSeed": 0}
+    (raw2, tokens2, mel2, audio2), instruct_margins = draw_margins.recorded(
+        lambda: synthesize(models, INSTRUCTION_IDS, text_ids, voice, instruct["samplingSeed"], instruct["noiseSeed"],
+                           llm_prompt_speech=False))
     stream_tokens2, chunks2 = synthesize_streaming(models, INSTRUCTION_IDS, text_ids, voice, instruct["samplingSeed"],
                                                    instruct["noiseSeed"], llm_prompt_speech=False)
     assert stream_tokens2 == tokens2
     instruct.update({"sampledTokens": raw2, "tokens": tokens2, "melShape": list(mel2.shape),
-                     "audioSamples": len(audio2), "chunkSamples": [len(c) for c in chunks2]})
+                     "audioSamples": len(audio2), "chunkSamples": [len(c) for c in chunks2],
+                     "threshold": THRESHOLD, "margins": instruct_margins})
     with open(os.path.join(golden, "instruct.json"), "w") as f:
         json.dump(instruct, f, indent=1)
         f.write("\n")
@@ -446,14 +528,18 @@ if __name__ == "__main__":
     # LLM; the text it reads is "You are a helpful assistant.<|endofprompt|>" + the target, whole, and the
     # length limits count all of it; the flow keeps the voice's tokens, mel and embedding.
     cross_text_ids = CROSS_LINGUAL_PREFIX_IDS + text_ids
-    cross = {"promptTextTokens": [], "textTokens": cross_text_ids, "samplingSeed": 7, "noiseSeed": 0}
-    raw3, tokens3, mel3, audio3 = synthesize(models, [], cross_text_ids, voice, cross["samplingSeed"],
-                                             cross["noiseSeed"], llm_prompt_speech=False)
+    cross_seed = draw_margins.first_seed(
+        [drawing([], cross_text_ids, [], lambda raw: raw != zero_shot_tokens)], 7, 20, thresholds)
+    cross = {"promptTextTokens": [], "textTokens": cross_text_ids, "samplingSeed": cross_seed, "noiseSeed": 0}
+    (raw3, tokens3, mel3, audio3), cross_margins = draw_margins.recorded(
+        lambda: synthesize(models, [], cross_text_ids, voice, cross["samplingSeed"], cross["noiseSeed"],
+                           llm_prompt_speech=False))
     stream_tokens3, chunks3 = synthesize_streaming(models, [], cross_text_ids, voice, cross["samplingSeed"],
                                                    cross["noiseSeed"], llm_prompt_speech=False)
     assert stream_tokens3 == tokens3
     cross.update({"sampledTokens": raw3, "tokens": tokens3, "melShape": list(mel3.shape),
-                  "audioSamples": len(audio3), "chunkSamples": [len(c) for c in chunks3]})
+                  "audioSamples": len(audio3), "chunkSamples": [len(c) for c in chunks3],
+                  "threshold": THRESHOLD, "margins": cross_margins})
     with open(os.path.join(golden, "crosslingual.json"), "w") as f:
         json.dump(cross, f, indent=1)
         f.write("\n")
@@ -492,6 +578,9 @@ if __name__ == "__main__":
     print(f"chunk mask: streamed {[len(c) for c in chunks4]}, first chunk ({first} tokens) max |masked - full| "
           f"{np.abs(first_masked - first_full).max():.4f}, max |stream - whole| "
           f"{np.abs(np.concatenate(chunks4) - audio4).max():.4f}")
+    for name, seed, kept in (("zero-shot", zero_shot_seed, case_margins), ("instruct2", instruct_seed, instruct_margins),
+                             ("cross-lingual", cross_seed, cross_margins)):
+        print(f"{name}: seed {seed}, {len(kept)} draws, least margin {min(kept):.3e} (threshold {THRESHOLD:g})")
     silent = sum(1 for t in raw if t in SILENT_TOKENS)
     print(f"sampled {len(raw)} tokens ({silent} silent, {len(raw) - len(tokens)} dropped by the silence filter), "
           f"mel {mel.shape}, audio {len(audio)} samples, peak {np.abs(audio).max():.3f}; "
