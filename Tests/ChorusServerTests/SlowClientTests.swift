@@ -94,15 +94,18 @@ import Testing
         }
     }
 
+    /// Issue 31, item 6: main at 53645ad answered 500. The client half-closes, so the server sees the body end
+    /// early and can still answer: nothing read is a failure too, as a test that took silence for a pass could
+    /// never fail.
     @Test func aBodyShorterThanItsContentLengthIs400() async throws {
         try await live(fakeServer(ServerConfiguration(port: 0, historyFolder: nil))) { port in
             let head = "POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":\"fake\"}"
             let reply = try await RawConnection.exchange(port: port, head, halfClose: true)
-            // The client closed its side, so it may read nothing; what it reads must not be a server error.
-            #expect(reply.status.map { (400..<500).contains($0) } ?? true, "\(reply.text)")
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.body.contains("incomplete_body"), "\(reply.text)")
             let bad = try await RawConnection.exchange(
                 port: port, "POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 1e3\r\n\r\n")
-            #expect(bad.status.map { (400..<500).contains($0) } ?? true, "\(bad.text)")
+            #expect(bad.status == 400, "\(bad.text)")
         }
     }
 
@@ -140,12 +143,14 @@ import Testing
     }
 
     /// 400k tiny parts (19.5 MB, under the upload limit) got no answer in 300 s: each part's search
-    /// started over (25k/50k/100k parts took 2.5/8.7/39 s). 100k are parsed whole here, and the bytes the
-    /// searches passed over counted; the server itself stops at `maximumFormParts`.
+    /// started over (25k/50k/100k parts took 2.5/8.7/39 s). 10k are parsed whole here, and the bytes the
+    /// searches passed over counted; the server itself stops at `maximumFormParts`. The count tells a
+    /// quadratic parse at any size: at 10k parts, one that searched from the body's start again passed over
+    /// 5.6 GB of the 0.56 MB body and failed after 104 s (debug build); at 100k, a hundred times the work.
     @Test func manyTinyPartsParseInOnePass() throws {
-        let body = Self.form(parts: 100_000)
-        let form = try MultipartForm(contentType: "multipart/form-data; boundary=b", body: body, maximumParts: 100_000)
-        #expect(form.parts.count == 100_000)
+        let body = Self.form(parts: 10_000)
+        let form = try MultipartForm(contentType: "multipart/form-data; boundary=b", body: body, maximumParts: 10_000)
+        #expect(form.parts.count == 10_000)
         // The parser's own count, not a clock: searching again from the start for each part passes over
         // the body once per part.
         #expect(form.bytesSearched <= body.count, "\(form.bytesSearched) bytes searched in a body of \(body.count)")

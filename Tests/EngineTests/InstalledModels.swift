@@ -62,4 +62,30 @@ enum CostlyTexts {
             return (units, limit)
         }
     }
+
+    /// Records an issue unless `stream` ends with a `SpeechError` before its first chunk. It is read no further than
+    /// that chunk, and for at most `seconds` (a deadline for a hang, not a pace): with the bound undone, reading
+    /// the Hebrew text to its end took a debug build more than 15 minutes.
+    static func expectRefusedBeforeAudio(_ stream: AsyncThrowingStream<AudioChunk, any Error>, within seconds: Int = 120,
+                                         sourceLocation: SourceLocation = #_sourceLocation) async {
+        let outcome = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    for try await _ in stream { return "audio came before the refusal" }
+                    return "the stream ended without a refusal"
+                } catch is SpeechError {
+                    return nil
+                } catch {
+                    return "the stream failed with \(error), not a SpeechError"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return "neither audio nor a refusal within \(seconds) s"
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        if let outcome { Issue.record(Comment(rawValue: outcome), sourceLocation: sourceLocation) }
+    }
 }

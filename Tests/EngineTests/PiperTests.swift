@@ -85,9 +85,7 @@ struct PiperModelTests {
         }
         #expect(try CostlyTexts.refusal(CostlyTexts.prose, piper.checkCost(of:)) == nil)
         #expect(try CostlyTexts.refusal(CostlyTexts.numbers, piper.checkCost(of:)) == nil)
-        await #expect(throws: SpeechError.self) {
-            for try await _ in piper.stream(SynthesisRequest(text: CostlyTexts.hebrew)) { Issue.record("audio came before the refusal") }
-        }
+        await CostlyTexts.expectRefusedBeforeAudio(piper.stream(SynthesisRequest(text: CostlyTexts.hebrew)))
         #expect(try CostlyTexts.refusal(CostlyTexts.hebrew, piper.checkCost(of:)) != nil)
     }
 
