@@ -70,6 +70,23 @@ import ChorusText
         }
     }
 
+    /// The perturbation reaches the draws of the reference's model, so the runs above could fail: at a relative
+    /// 1e-2 the zero-shot case draws otherwise.
+    @Test func perturbationChangesTheDraws() throws {
+        let golden = try TestResources.goldenCase()
+        let voice = try VoicePrompt(contentsOf: TestResources.voice).aligned()
+        let model = try LanguageModel(sessions: ModelFolder(url: TestResources.models)
+            .loadSessions(options: SessionOptions(intraOpThreads: 1)))
+        let tokens = try LogitPerturbation.$active.withValue(LogitPerturbation(size: 1e-2)) {
+            try model.generate(LanguageModel.Request(
+                promptText: golden.promptTextTokens, text: golden.textTokens, promptSpeech: voice.speechTokens,
+                seed: golden.samplingSeed), onToken: { _ in })
+        }
+        let first = zip(tokens, golden.sampledTokens).prefix { $0 == $1 }.count
+        print("CosyVoice reference zero-shot perturbed by 1e-2: \(tokens.count) tokens, first difference at \(first)")
+        #expect(tokens != golden.sampledTokens)
+    }
+
     @Test func matchesTheReferenceStageByStage() throws {
         let golden = try TestResources.goldenCase()
         let engine = try synthesizer(golden)
