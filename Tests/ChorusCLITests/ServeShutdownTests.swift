@@ -24,7 +24,15 @@ struct ServeShutdownTests {
         server.standardError = try FileHandle(forWritingTo: log)
         try server.run()
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
-        let port = try #require(await Self.port(of: server, log: log), "the server never said which port it listens on")
+        guard let port = await Self.port(of: server, log: log) else {
+            let serverLog = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            Issue.record("""
+                the server never said which port it listens on (\(server.isRunning ? "still running" : \
+                "ended with status \(server.terminationStatus)")); its log:
+                \(serverLog.suffix(2_000))
+                """)
+            return
+        }
 
         // 400k parts of one byte each: 19.5 MB, under the 25 MB upload limit.
         var form = Data()
@@ -46,9 +54,10 @@ struct ServeShutdownTests {
         }
     }
 
-    /// The port the server logged ("listening on 127.0.0.1:PORT"), or nil when it ended or said nothing within 120 s.
+    /// The port the server logged ("listening on 127.0.0.1:PORT"), or nil when it ended or said nothing within
+    /// 300 s: a bound for a hang, not a pace (in a whole test run on 2 cores the port did not come within 120 s).
     static func port(of server: Process, log: URL) async -> Int? {
-        let giveUp = ContinuousClock.now + .seconds(120)
+        let giveUp = ContinuousClock.now + .seconds(300)
         while server.isRunning, ContinuousClock.now < giveUp {
             let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.contains("listening on 127.0.0.1:") }),
