@@ -26,11 +26,8 @@ struct ServeShutdownTests {
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         guard let port = await Self.port(of: server, log: log) else {
             let serverLog = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            Issue.record("""
-                the server never said which port it listens on (\(server.isRunning ? "still running" : \
-                "ended with status \(server.terminationStatus)")); its log:
-                \(serverLog.suffix(2_000))
-                """)
+            let state = server.isRunning ? "still running" : "ended with status \(server.terminationStatus)"
+            Issue.record("the server never said which port it listens on (\(state)); its log:\n\(serverLog.suffix(2_000))")
             return
         }
 
