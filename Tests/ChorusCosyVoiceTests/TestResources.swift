@@ -1,3 +1,4 @@
+import ChorusGeneration
 import Foundation
 @testable import ChorusCosyVoice
 
@@ -86,4 +87,15 @@ enum TestResources {
 /// Largest absolute difference between two equally long arrays.
 func maxAbsDifference(_ a: [Float], _ b: [Float]) -> Float {
     zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1)) }
+}
+
+extension LanguageModel {
+    /// The tokens drawn for `request` with every logit moved by a relative 1e-2, and how many of them equal
+    /// `golden`'s before the first difference: that a test's perturbation reaches the draws at all.
+    func drawsFarPerturbed(_ request: Request, against golden: [Int]) throws -> (tokens: [Int], sameUntil: Int) {
+        let tokens = try LogitPerturbation.$active.withValue(LogitPerturbation(size: 1e-2)) {
+            try generate(request, onToken: { _ in })
+        }
+        return (tokens, zip(tokens, golden).prefix { $0 == $1 }.count)
+    }
 }
