@@ -281,7 +281,7 @@ public final class InferenceSession: @unchecked Sendable {
     ) throws -> [String] {
         let api = runtime.api
         try options.validate()
-        if let threads = try options.intraOpThreads(environment: ProcessInfo.processInfo.environment) {
+        if let threads = try options.intraOpThreads() {
             try runtime.check(api.SetIntraOpNumThreads(handle, Int32(threads)), model: model)
         }
         if let threads = options.interOpThreads {
