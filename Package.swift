@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "ChorusPhonemizerTests", dependencies: ["ChorusPhonemizer"]),
         .testTarget(name: "ChorusSpeechTests", dependencies: ["ChorusSpeech"]),
         .testTarget(name: "ChorusGenerationTests", dependencies: ["ChorusGeneration", "ChorusDSP", "ChorusONNX"]),
-        .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusPieceModel", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusONNX", "ChorusDSP", zip], resources: [.copy("Models"), .copy("FrontEnd")]),
+        .testTarget(name: "EngineTests", dependencies: ["ChorusModels", "ChorusKokoro", "ChorusPiper", "ChorusPieceModel", "ChorusSpeech", "ChorusAudio", "ChorusStreaming", "ChorusTesting", "ChorusONNX", "ChorusDSP", zip], resources: [.copy("Models"), .copy("FrontEnd")]),
         .testTarget(name: "ChorusCosyVoiceTests", dependencies: ["ChorusModels", "ChorusCosyVoice", "ChorusGeneration", "ChorusDSP", "ChorusSpeech", "ChorusONNX", "ChorusText", "ChorusPiper"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusNeuTTSTests", dependencies: ["ChorusNeuTTS", "ChorusTesting", "ChorusModels", "ChorusGeneration", "ChorusPhonemizer", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusChatterboxTests", dependencies: ["ChorusChatterbox", "ChorusFiles", "ChorusModels", "ChorusGeneration", "ChorusSpeech", "ChorusDSP", "ChorusONNX", "ChorusText", "ChorusAudio"], resources: [.copy("Resources")]),

@@ -75,25 +75,6 @@ func eventually(_ what: String, within seconds: Double = 300, _ condition: () ->
     }
 }
 
-/// `operation`'s result, or nil with an issue recorded when it has not ended within `seconds`, which cancels it: a
-/// deadline for a hang (with a bound undone, a request can speak for many minutes), not a timing check.
-func withDeadline<T: Sendable>(_ what: String, seconds: Int = 120, sourceLocation: SourceLocation = #_sourceLocation,
-                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let result = try await group.next() ?? nil else {
-            Issue.record("gave up after \(seconds) s: \(what)", sourceLocation: sourceLocation)
-            return nil
-        }
-        return result
-    }
-}
-
 /// A server over fakes: "fake" (24 kHz), "fake22" (22.05 kHz), and any extra engines.
 func fakeServer(_ configuration: ServerConfiguration = ServerConfiguration(port: 0),
                 extra: [Engine] = []) -> SpeechServer {

@@ -9,22 +9,14 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "gave up waiting: deadlock?" }
 }
 
-/// Fails instead of hanging when `operation` does not end; the limit is a deadlock guard, not a timing check.
-/// It is generous because on a busy 2-core machine other suites' synchronous tests can hold the
+/// `withDeadline` for this target's tests, naming the caller's line: the limit is a deadlock guard, not a timing
+/// check. It is generous because on a busy 2-core machine other suites' synchronous tests can hold the
 /// few shared test threads for minutes (120 s was hit there with no deadlock).
 func withDeadlockGuard<T: Sendable>(
-    seconds: Double = 600, _ operation: @escaping @Sendable () async throws -> T
+    seconds: Double = 600, fileID: String = #fileID, line: Int = #line,
+    _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimedOut() }
-        return value
-    }
+    try await withDeadline("the work guarded at \(fileID):\(line) (a deadlock?)", seconds: seconds, operation)
 }
 
 /// Waits until `condition` holds, giving up after a generous limit.

@@ -3,6 +3,7 @@ import ChorusKokoro
 import ChorusModels
 import ChorusPiper
 import ChorusSpeech
+import ChorusTesting
 import Testing
 
 /// Whether `scripts/setup.sh` has installed an engine's default model; tests on real models skip
@@ -68,8 +69,9 @@ enum CostlyTexts {
     /// the Hebrew text to its end took a debug build more than 15 minutes.
     static func expectRefusedBeforeAudio(_ stream: AsyncThrowingStream<AudioChunk, any Error>, within seconds: Int = 120,
                                          sourceLocation: SourceLocation = #_sourceLocation) async {
-        let outcome = await withTaskGroup(of: String?.self) { group in
-            group.addTask {
+        let outcome: String?
+        do {
+            outcome = try await withDeadline("the stream's first chunk or its refusal", seconds: Double(seconds)) { () -> String? in
                 do {
                     for try await _ in stream { return "audio came before the refusal" }
                     return "the stream ended without a refusal"
@@ -79,12 +81,8 @@ enum CostlyTexts {
                     return "the stream failed with \(error), not a SpeechError"
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return "neither audio nor a refusal within \(seconds) s"
-            }
-            defer { group.cancelAll() }
-            return await group.next() ?? nil
+        } catch {
+            outcome = "\(error)"
         }
         if let outcome { Issue.record(Comment(rawValue: outcome), sourceLocation: sourceLocation) }
     }
