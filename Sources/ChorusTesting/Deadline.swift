@@ -40,6 +40,11 @@ public struct DeadlineExceeded: Error, Equatable, CustomStringConvertible {
     /// The deadline, in seconds.
     public let seconds: Double
 
+    public init(what: String, seconds: Double) {
+        self.what = what
+        self.seconds = seconds
+    }
+
     public var description: String {
         let shown = seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
         return "gave up after \(shown) s: \(what)"
