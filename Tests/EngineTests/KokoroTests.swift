@@ -152,6 +152,9 @@ struct KokoroModelTests {
         let (firstChunk, arrived) = AsyncStream<Void>.makeStream()
         let (goSignal, go) = AsyncStream<Void>.makeStream()
         let consumer = Task {
+            // A stream that fails before its first chunk ends the test's wait too, so the failure is reported
+            // instead of the test waiting for ever (it did, when every Kokoro call threw).
+            defer { arrived.finish() }
             var chunks = 0
             for try await _ in kokoro.stream(SynthesisRequest(text: paragraph)) {
                 chunks += 1
