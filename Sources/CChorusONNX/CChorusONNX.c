@@ -10,6 +10,7 @@ CHORUS_SLOT(GetErrorMessage, 2);
 CHORUS_SLOT(CreateEnv, 3);
 CHORUS_SLOT(DisableTelemetryEvents, 6);
 CHORUS_SLOT(CreateSession, 7);
+CHORUS_SLOT(CreateSessionFromArray, 8);
 CHORUS_SLOT(Run, 9);
 CHORUS_SLOT(CreateSessionOptions, 10);
 CHORUS_SLOT(SetOptimizedModelFilePath, 11);

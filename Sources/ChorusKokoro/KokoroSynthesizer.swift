@@ -42,6 +42,18 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// The quiet kept where a streamed sentence was cut (Kokoro starts and ends every call as a whole utterance).
     static let seams = PieceModel.Seams(withinSentence: 0.04)
 
+    /// Kokoro's export holds each token's predicted duration, in frames, in this value (after the rounding and
+    /// the clip to at least one frame; upstream's `pred_dur`, kokoro/model.py); the engine adds an input
+    /// capping it, which every call feeds (see `durationCaps`).
+    static let durations = ModelGraphEdit(capping: "/encoder/Clip_output_0", by: "duration_cap", rank: 2)
+    /// The frames a pad token may last where a streamed piece was cut inside a sentence. Kokoro frames its
+    /// ids with a pad token at each end and makes it as long as a whole utterance's start or end (0.28 s
+    /// before "The lamp turned" and 0.71 s after it), at the full cost of speech, and `seams` then throws
+    /// all but 0.04 s of it away. Capped at two frames (0.05 s: a frame is 600 samples), "The lamp turned"
+    /// (15 ids, pads of 12 and 11 frames) made 1.43 s of audio instead of 1.90 s (python onnxruntime 1.32, the
+    /// same edit). The speech's own quiet, such as a stop consonant stretched at what the model takes for the
+    /// end of an utterance, is left to `seams`: only the pads are not speech.
+    static let padFramesAtCuts: Float = 2
     /// The session options the model loads with unless told otherwise: the runtime's defaults without
     /// the memory pattern, which is planned per input shape; every piece of text has its own length,
     /// so the arena kept growing with blocks planned for earlier pieces (see `PiperSynthesizer`).
@@ -76,6 +88,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         try files.checkPresent()
         vocabulary = try KokoroVocabulary(contentsOf: files.vocabulary)
         voicePack = try KokoroVoicePack(contentsOf: files.voices)
+        var options = options
+        options.graphEdit = Self.durations
         // Kokoro's ONNX export puts the waveform in "audio".
         model = try PieceModel(modelPath: files.model.path, options: options, parallelism: parallelism,
                                optimizedModels: optimizedModels, ramp: Self.streamingPieces,
@@ -112,8 +126,8 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
     /// for 150 s).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         model.stream(request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) }, frontEnd: reading,
-                     calls: { [self] _, phonemes in modelInputs(forPhonemes: phonemes) }) { [self] ids, voice, alone in
-            try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone)
+                     calls: { [self] _, phonemes in modelInputs(forPhonemes: phonemes) }) { [self] ids, voice, alone, cuts in
+            try await speak(ids: ids, voice: voice.id, speed: request.speed, alone: alone, cuts: cuts)
         }
     }
 
@@ -196,14 +210,25 @@ public final class KokoroSynthesizer: SpeechSynthesizer {
         return groups
     }
 
-    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed; `alone` when no other
-    /// call of the request runs beside it.
-    func speak(ids: [Int64], voice: String, speed: Float, alone: Bool) async throws -> [Float] {
+    /// One model call: `[0] + ids + [0]`, the style row for this length, the speed, the pads' durations capped
+    /// at `cuts`; `alone` when no other call of the request runs beside it.
+    func speak(ids: [Int64], voice: String, speed: Float, alone: Bool,
+               cuts: PieceModel.Cuts = PieceModel.Cuts(atStart: false, atEnd: false)) async throws -> [Float] {
         let tokens = [0] + ids + [0]
         return try await model.audio([
             "tokens": Tensor(tokens, shape: [1, tokens.count]),
             "style": Tensor(voicePack.style(voice: voice, idCount: ids.count), shape: [1, KokoroVoicePack.styleWidth]),
             "speed": Tensor(scalar: speed),
+            Self.durations.capInput: Tensor(Self.durationCaps(tokens: tokens.count, cuts: cuts), shape: [1, tokens.count]),
         ], alone: alone)
+    }
+
+    /// The most frames each of `tokens` tokens may last: `padFramesAtCuts` for a pad at a cut, no limit
+    /// (infinity, which leaves the model's duration exactly as it was) for every other.
+    static func durationCaps(tokens: Int, cuts: PieceModel.Cuts) -> [Float] {
+        var caps = [Float](repeating: .infinity, count: tokens)
+        if cuts.atStart, tokens > 0 { caps[0] = padFramesAtCuts }
+        if cuts.atEnd, tokens > 0 { caps[tokens - 1] = padFramesAtCuts }
+        return caps
     }
 }

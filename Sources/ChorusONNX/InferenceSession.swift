@@ -31,7 +31,7 @@ public final class InferenceSession: @unchecked Sendable {
     }
 
     /// Loads the graph in `file`, which is `modelPath` or a form of it (its optimised copy), naming
-    /// `modelPath` in errors.
+    /// `modelPath` in errors; `options.graphEdit` is made on the file's bytes first.
     init(file: String, modelPath: String, options: SessionOptions, runtime: OnnxRuntime?) throws {
         let runtime = try runtime ?? OnnxRuntime.shared()
         var isDirectory: ObjCBool = false
@@ -49,7 +49,15 @@ public final class InferenceSession: @unchecked Sendable {
         let providers = try Self.configure(sessionOptions!, with: options, runtime: runtime, model: modelPath)
 
         var created: OpaquePointer?
-        try runtime.check(api.CreateSession(runtime.environment, file, sessionOptions!, &created), model: modelPath)
+        if let edit = options.graphEdit {
+            let bytes = try edit.applied(to: Array(try Data(contentsOf: URL(fileURLWithPath: file))), modelPath: modelPath)
+            try bytes.withUnsafeBytes { model in
+                try runtime.check(api.CreateSessionFromArray(runtime.environment, model.baseAddress!, model.count,
+                                                             sessionOptions!, &created), model: modelPath)
+            }
+        } else {
+            try runtime.check(api.CreateSession(runtime.environment, file, sessionOptions!, &created), model: modelPath)
+        }
         session = created!
         self.providers = providers
         releasesArenaAfterRuns = options.releasesArenaAfterRuns

@@ -32,6 +32,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
     case notATensor(name: String)
     /// A graph takes or gives float16 where Swift has no `Float16` (Intel macOS).
     case float16Unavailable
+    /// A model could not be edited before loading (`ModelGraphEdit`): the value it caps, and why.
+    case graphEdit(model: String, value: String, reason: String)
 
     /// One place the loader looked for the runtime library, and what went wrong there.
     public struct Attempt: Equatable, Sendable, CustomStringConvertible {
@@ -83,6 +85,8 @@ public enum OnnxRuntimeError: Error, Equatable, CustomStringConvertible, Sendabl
             return "Value '\(name)' is not a tensor; Chorus reads tensors only."
         case .float16Unavailable:
             return "The model uses float16 tensors, which Swift does not have on this processor (Intel macOS); use the model's float32 export."
+        case .graphEdit(let model, let value, let reason):
+            return "Model \(model) could not be edited to cap '\(value)': \(reason); use the model `scripts/setup.sh` installs."
         }
     }
 }

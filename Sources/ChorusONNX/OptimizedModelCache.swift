@@ -55,6 +55,7 @@ public struct OptimizedModelCache: Sendable, Equatable {
         if FileManager.default.fileExists(atPath: entry.path) {
             var saved = options
             saved.optimizationLevel = .disabled
+            saved.graphEdit = nil
             if let session = try? InferenceSession(file: entry.path, modelPath: modelPath, options: saved, runtime: runtime) {
                 if !FileManager.default.fileExists(atPath: Self.source(of: entry).path) {
                     try? Self.writeSource(of: entry, modelPath: modelPath)
@@ -103,13 +104,13 @@ public struct OptimizedModelCache: Sendable, Equatable {
         let attributes = try FileManager.default.attributesOfItem(atPath: model.path)
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
         let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        let key = [
+        let key = ([
             "model \(model.path) \(size) \(modified)",
             "runtime \(runtimeVersion)",
             "level \(options.optimizationLevel)",
             "providers \(options.preferredProviders.map(\.rawValue).joined(separator: ","))",
             "cpu \(Self.cpuFeatures)",
-        ].joined(separator: "\n")
+        ] + (options.graphEdit.map { ["edit \($0.value) capped by \($0.capInput)"] } ?? [])).joined(separator: "\n")
         return folder.appendingPathComponent("\(Self.prefix(of: model))\(Self.hash(key).prefix(16)).onnx")
     }
 

@@ -49,11 +49,14 @@ public struct SessionOptions: Sendable, Equatable {
     /// Measured on Kokoro (python onnxruntime 1.32, a 280-id call, 2 threads): 5.65 s with it, 5.53 s
     /// without; 281 MB held after the call instead of 520 MB.
     public var releasesArenaAfterRuns: Bool
+    /// A change made to the graph's bytes before the runtime reads them (nil: the file as it is). An
+    /// `OptimizedModelCache` keeps the edited graph as it optimised it, and loads that without editing again.
+    public var graphEdit: ModelGraphEdit?
 
     public init(
         intraOpThreads: Int? = nil, interOpThreads: Int? = nil, optimizationLevel: OptimizationLevel = .all,
         allowSpinning: Bool? = nil, usesMemoryArena: Bool = true, usesMemoryPattern: Bool = true, preferredProviders: [ExecutionProvider] = [],
-        optimizedModelPath: String? = nil, releasesArenaAfterRuns: Bool = false
+        optimizedModelPath: String? = nil, releasesArenaAfterRuns: Bool = false, graphEdit: ModelGraphEdit? = nil
     ) {
         self.intraOpThreads = intraOpThreads
         self.interOpThreads = interOpThreads
@@ -64,6 +67,7 @@ public struct SessionOptions: Sendable, Equatable {
         self.preferredProviders = preferredProviders
         self.optimizedModelPath = optimizedModelPath
         self.releasesArenaAfterRuns = releasesArenaAfterRuns
+        self.graphEdit = graphEdit
     }
 
     /// The environment variable that decides `allowSpinning` for sessions that leave it nil: `0` for a

@@ -60,7 +60,7 @@ public final class PieceModel: Sendable {
         _ request: SynthesisRequest, sampleRate: Int, voice: @escaping @Sendable () throws -> Voice,
         frontEnd: FrontEnd<Reading>,
         calls: @escaping (_ piece: String, _ reading: Reading) throws -> [Call],
-        speak: @escaping @Sendable (_ call: Call, _ voice: Voice, _ alone: Bool) async throws -> [Float],
+        speak: @escaping @Sendable (_ call: Call, _ voice: Voice, _ alone: Bool, _ cuts: Cuts) async throws -> [Float],
         samples: @escaping (PieceByPieceSpeech.Made<Timed<Call>>) -> [Float] = { $0.output }
     ) -> AsyncThrowingStream<AudioChunk, Error> {
         var ramp = self.ramp
@@ -93,7 +93,8 @@ public final class PieceModel: Sendable {
             severalCalls: sessions.prepareShared,
             speak: { [firstPiece] timed, setup, alone, _ in
                 try await Self.$timing.withValue(firstPiece.map { ($0, timed.characters) }) {
-                    try await speak(timed.call, setup.voice, alone)
+                    try await speak(timed.call, setup.voice, alone,
+                                    Cuts(atStart: timed.continuesSentence, atEnd: timed.breaksSentence))
                 }
             }, samples: { [seams] made in
                 guard let seams else { return samples(made) }
@@ -163,6 +164,19 @@ public final class PieceModel: Sendable {
             let readings = try pieces.map(read)
             try request.checkCost(units: readings.reduce(0) { $0 + cost($1) }, unit: unit)
             return (pieces, readings)
+        }
+    }
+
+    /// Where a call's text was cut inside a sentence, so that its audio meets the audio of the call before
+    /// it (`atStart`) or after it (`atEnd`) mid-sentence, where `seams` trims the quiet and where a model may
+    /// make less of it (Kokoro's pad tokens: `KokoroSynthesizer`).
+    public struct Cuts: Sendable, Equatable {
+        public var atStart: Bool
+        public var atEnd: Bool
+
+        public init(atStart: Bool, atEnd: Bool) {
+            self.atStart = atStart
+            self.atEnd = atEnd
         }
     }
 

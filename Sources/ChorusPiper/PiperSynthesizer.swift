@@ -113,7 +113,7 @@ public final class PiperSynthesizer: SpeechSynthesizer {
                 let cutAtClause = !PieceRamp.endsSentence(piece)
                 return calls.indices.map { Sentence(ids: calls[$0], endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
             },
-            speak: { [self] sentence, _, alone in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
+            speak: { [self] sentence, _, alone, _ in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
             samples: { sentence in
                 // Silence goes between sentences, so only when another one follows.
                 !sentence.isLast && sentence.input.input.call.endsSentence ? sentence.output + silence : sentence.output

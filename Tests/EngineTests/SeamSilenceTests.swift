@@ -38,4 +38,24 @@ import Testing
         #expect(pieces >= 4)
         #expect(Double(streamed) <= 1.25 * Double(whole), "streamed \(streamed) samples, whole \(whole)")
     }
+
+    /// At a cut inside a sentence Kokoro's pad tokens are capped at `padFramesAtCuts` frames, so the call makes
+    /// less of the quiet that `seams` would throw away: whole frames (600 samples at 24 kHz) fewer, from the start
+    /// pad, the end pad, or both, each independent of the other, and nothing at all without a cut.
+    @Test(.enabled(if: InstalledModels.kokoro, InstalledModels.reason))
+    func kokoroMakesLessQuietWhereAPieceWasCut() async throws {
+        let kokoro = try KokoroSynthesizer()
+        let ids = try #require(try kokoro.modelInputs(for: "The lamp turned").first)
+        func samples(_ atStart: Bool, _ atEnd: Bool) async throws -> Int {
+            try await kokoro.speak(ids: ids, voice: "jf_alpha", speed: 1, alone: true,
+                                   cuts: PieceModel.Cuts(atStart: atStart, atEnd: atEnd)).count
+        }
+        let whole = try await samples(false, false)
+        let start = whole - (try await samples(true, false))
+        let end = whole - (try await samples(false, true))
+        let both = whole - (try await samples(true, true))
+        #expect(start > 0 && end > 0 && both == start + end, "fewer samples: start \(start), end \(end), both \(both)")
+        #expect(start % 600 == 0 && end % 600 == 0)
+        #expect(try await samples(false, false) == whole)
+    }
 }

@@ -127,14 +127,16 @@ def write_text(name, text):
 def kokoro_stand_ins():
     # Kokoro's inputs (tokens int64 [1, T], style float [1, 256], speed float [1]); the "audio" is the
     # tokens as floats, so a test can tell what the engine fed. One file names its output "audio" as
-    # Kokoro does; the other "waveform", which the engine must refuse rather than return silence.
+    # Kokoro does; the other "waveform", which the engine must refuse rather than return silence. The
+    # floats pass through the value Kokoro's export holds its token durations in, which the engine caps.
     for name, output in [("kokoro_stand_in.onnx", "audio"), ("kokoro_renamed_output.onnx", "waveform")]:
         tokens = helper.make_tensor_value_info("tokens", TensorProto.INT64, [1, "T"])
         style = helper.make_tensor_value_info("style", TensorProto.FLOAT, [1, 256])
         speed = helper.make_tensor_value_info("speed", TensorProto.FLOAT, [1])
         audio = helper.make_tensor_value_info(output, TensorProto.FLOAT, [1, "T"])
-        node = helper.make_node("Cast", ["tokens"], [output], to=TensorProto.FLOAT)
-        save(helper.make_graph([node], "kokoro_stand_in", [tokens, style, speed], [audio]), name, ENGINE_OUT)
+        nodes = [helper.make_node("Cast", ["tokens"], ["/encoder/Clip_output_0"], to=TensorProto.FLOAT),
+                 helper.make_node("Identity", ["/encoder/Clip_output_0"], [output])]
+        save(helper.make_graph(nodes, "kokoro_stand_in", [tokens, style, speed], [audio]), name, ENGINE_OUT)
     vocab = {symbol: index + 1 for index, symbol in enumerate(PHONEMES)}
     write_text("kokoro_vocab.json", json.dumps({"vocab": vocab}, ensure_ascii=False, sort_keys=True))
     # One voice of one style row (the engine clamps the row to the table), stored uncompressed with a

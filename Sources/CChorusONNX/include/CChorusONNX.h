@@ -115,7 +115,9 @@ typedef struct OrtApi {
   OrtStatusPtr (*_Nonnull CreateSession)(const OrtEnv *_Nonnull env, const char *_Nonnull model_path,
                                          const OrtSessionOptions *_Nonnull options,
                                          OrtSession *_Nullable *_Nonnull out);                              // 7
-  OrtUnusedSlot unused8;
+  OrtStatusPtr (*_Nonnull CreateSessionFromArray)(const OrtEnv *_Nonnull env, const void *_Nonnull model_data,
+                                                  size_t model_data_length, const OrtSessionOptions *_Nonnull options,
+                                                  OrtSession *_Nullable *_Nonnull out);                     // 8
   OrtStatusPtr (*_Nonnull Run)(OrtSession *_Nonnull session, const OrtRunOptions *_Nullable run_options,
                                const char *_Nonnull const *_Nonnull input_names,
                                const OrtValue *_Nullable const *_Nonnull inputs, size_t input_len,
