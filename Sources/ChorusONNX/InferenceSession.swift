@@ -50,7 +50,9 @@ public final class InferenceSession: @unchecked Sendable {
 
         var created: OpaquePointer?
         if let edit = options.graphEdit {
-            let bytes = try edit.applied(to: Array(try Data(contentsOf: URL(fileURLWithPath: file))), modelPath: modelPath)
+            // Read in a statement of its own, so the file's Data is gone before the edited copy is made.
+            let model = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            let bytes = try edit.applied(to: model, modelPath: modelPath)
             try bytes.withUnsafeBytes { model in
                 try runtime.check(api.CreateSessionFromArray(runtime.environment, model.baseAddress!, model.count,
                                                              sessionOptions!, &created), model: modelPath)

@@ -85,25 +85,24 @@ public final class PieceModel: Sendable {
                 let characters = max(1, piece.count / max(1, made.count))
                 return made.indices.map { index in
                     Timed(call: made[index], characters: characters,
-                          continuesSentence: index == 0 && continuesSentence,
-                          breaksSentence: index == made.count - 1 && !afterSentence)
+                          cuts: Cuts(atStart: index == 0 && continuesSentence,
+                                     atEnd: index == made.count - 1 && !afterSentence))
                 }
             },
             // Calls after the first will run side by side: their session is made meanwhile.
             severalCalls: sessions.prepareShared,
             speak: { [firstPiece] timed, setup, alone, _ in
                 try await Self.$timing.withValue(firstPiece.map { ($0, timed.characters) }) {
-                    try await speak(timed.call, setup.voice, alone,
-                                    Cuts(atStart: timed.continuesSentence, atEnd: timed.breaksSentence))
+                    try await speak(timed.call, setup.voice, alone, timed.cuts)
                 }
             }, samples: { [seams] made in
                 guard let seams else { return samples(made) }
                 var made = made
-                let call = made.input.input
+                let cuts = made.input.input.cuts
                 func count(_ seconds: Double) -> Int { Int(seconds * Double(sampleRate)) }
                 made.output = Self.trimmingSilence(
-                    of: made.output, leading: call.continuesSentence ? count(seams.withinSentence) : nil,
-                    trailing: call.breaksSentence && !made.isLast ? count(seams.withinSentence) : nil)
+                    of: made.output, leading: cuts.atStart ? count(seams.withinSentence) : nil,
+                    trailing: cuts.atEnd && !made.isLast ? count(seams.withinSentence) : nil)
                 return samples(made)
             })
     }
@@ -184,10 +183,9 @@ public final class PieceModel: Sendable {
     public struct Timed<Call: Sendable>: Sendable {
         public var call: Call
         public var characters: Int
-        /// Whether the call begins a piece that goes on with a sentence the piece before it began.
-        public var continuesSentence = false
-        /// Whether the call ends a piece cut inside a sentence, which the next piece goes on with.
-        public var breaksSentence = false
+        /// Where the call's text was cut inside a sentence: at its start, a piece going on with the sentence the
+        /// piece before it began; at its end, a piece cut inside a sentence, which the next piece goes on with.
+        public var cuts = Cuts(atStart: false, atEnd: false)
     }
 
     /// Where the calls of a stream report their time: the pace and the characters of the call being made.
