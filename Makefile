@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 DEMO_TEXT ?= Hello from Chorus. Everything you hear was made on this machine, with no server at all.
 
-.PHONY: setup build demo test install clean
+.PHONY: setup build demo test install clean realsize
 
 # Set-up builds chorus to pull the models with it. `make demo` speaks with that debug build, which `make
 # test`'s test build then contains, so the two commands build chorus once: nearly all of a synthesis is
@@ -33,6 +33,12 @@ test:
 	espeak=$$(scripts/setup.sh --espeak-1.52-folder) && CHORUS_ORT_SPINNING=0 \
 	  LD_LIBRARY_PATH=$$espeak/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} ESPEAK_DATA_PATH=$$espeak/espeak-ng-data \
 	  $(SWIFT) test --skip-build --filter 'ChorusNeuTTSTests\.'
+
+# Real-size stand-ins of CosyVoice 3, Chatterbox Turbo, NeuTTS and FastConformer (seeded random weights at the
+# published sizes, a few GB each, PyTorch in their own venvs): for bench/realsize.py and the user path at real size,
+# never for `make test`. REALSIZE_DIR defaults to ~/.cache/chorus/realsize (scripts/realsize/build.sh).
+realsize:
+	scripts/realsize/build.sh $(REALSIZE_DIR)
 
 # chorus in $(PREFIX)/bin, its resource bundles and the ONNX Runtime library in $(PREFIX)/lib/chorus, where
 # the release build looks for the library (an rpath of $$ORIGIN/../lib/chorus).
