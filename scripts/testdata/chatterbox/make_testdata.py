@@ -60,6 +60,7 @@ import contextlib
 import json
 import math
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -260,7 +261,18 @@ def make_tokenizers():
     with open(os.path.join(plain_dir, "tokenizer_config.json"), "w") as f:
         json.dump(config, f, indent=1)
 
-    # The export's assumed form: text ids shifted past the speech ids, start-of-speech appended.
+    write_export_tokenizer(plain_dir, os.path.join(OUT, "model"))
+
+    from transformers import AutoTokenizer
+    upstream = AutoTokenizer.from_pretrained(plain_dir)
+    if upstream.pad_token is None:
+        upstream.pad_token = upstream.eos_token
+    return upstream
+
+
+def write_export_tokenizer(plain_dir, model_dir):
+    """The tokenizer files of `plain_dir` (GPT-2's ids, as upstream reads them) in the export's assumed form, into
+    `model_dir`: text ids shifted past the speech ids, start-of-speech appended by the post-processor."""
     with open(os.path.join(plain_dir, "tokenizer.json")) as f:
         data = json.load(f)
     data["model"]["vocab"] = {k: v + SPEECH_VOCAB for k, v in data["model"]["vocab"].items()}
@@ -274,18 +286,10 @@ def make_tokenizers():
         "special_tokens": {"<|startofspeech|>": {"id": "<|startofspeech|>", "ids": [START_SPEECH],
                                                  "tokens": ["<|startofspeech|>"]}},
     }
-    model_dir = os.path.join(OUT, "model")
     os.makedirs(model_dir, exist_ok=True)
     with open(os.path.join(model_dir, "tokenizer.json"), "w") as f:
         json.dump(data, f, ensure_ascii=False, indent=1)
-    with open(os.path.join(model_dir, "tokenizer_config.json"), "w") as f:
-        json.dump(config, f, indent=1)
-
-    from transformers import AutoTokenizer
-    upstream = AutoTokenizer.from_pretrained(plain_dir)
-    if upstream.pad_token is None:
-        upstream.pad_token = upstream.eos_token
-    return upstream
+    shutil.copy(os.path.join(plain_dir, "tokenizer_config.json"), os.path.join(model_dir, "tokenizer_config.json"))
 
 
 def upstream_ids(tokenizer, text):
@@ -360,18 +364,23 @@ class LanguageModel(torch.nn.Module):
     def forward(self, inputs_embeds, attention_mask, position_ids, *past):
         from transformers import DynamicCache
         cache = DynamicCache(config=self.tfmr.config)
-        for i in range(LAYERS):
+        layers = len(past) // 2
+        for i in range(layers):
             cache.update(past[2 * i], past[2 * i + 1], i)
         out = self.tfmr(inputs_embeds=inputs_embeds, attention_mask=attention_mask, position_ids=position_ids,
                         past_key_values=cache, use_cache=True)
         present = []
-        for i in range(LAYERS):
+        for i in range(layers):
             layer = out.past_key_values.layers[i]
             present += [layer.keys, layer.values]
         return (self.head(out.last_hidden_state), *present)
 
 
-def export_t3(t3, model_dir):
+def export_t3(t3, model_dir, compact=True):
+    """embed_tokens.onnx and language_model.onnx of `t3` (any GPT-2 config) into `model_dir`; with `compact`, large
+    float16-exact tables are stored as float16 (store_large_tables_as_float16)."""
+    config = t3.tfmr.config
+    width, heads, layers = config.n_embd, config.n_head, config.n_layer
     embed = EmbedTokens(t3).eval()
     path = os.path.join(model_dir, "embed_tokens.onnx")
     with torch.no_grad():
@@ -379,30 +388,32 @@ def export_t3(t3, model_dir):
                           output_names=["inputs_embeds"], opset_version=17, dynamo=False,
                           dynamic_axes={"input_ids": {0: "batch", 1: "sequence"},
                                         "inputs_embeds": {0: "batch", 1: "sequence"}})
-    store_large_tables_as_float16(path)
+    if compact:
+        store_large_tables_as_float16(path)
 
     lm = LanguageModel(t3).eval()
-    head_dim = WIDTH // HEADS
+    head_dim = width // heads
     past_len, new = 3, 2
     past = []
     names_in = ["inputs_embeds", "attention_mask", "position_ids"]
     names_out = ["logits"]
     axes = {"inputs_embeds": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"},
             "position_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}}
-    for i in range(LAYERS):
+    for i in range(layers):
         for kind in ("key", "value"):
-            past.append(torch.randn(1, HEADS, past_len, head_dim))
+            past.append(torch.randn(1, heads, past_len, head_dim))
             names_in.append(f"past_key_values.{i}.{kind}")
             names_out.append(f"present.{i}.{kind}")
             axes[names_in[-1]] = {0: "batch", 2: "past"}
             axes[names_out[-1]] = {0: "batch", 2: "total"}
-    args = (torch.randn(1, new, WIDTH), torch.ones(1, past_len + new, dtype=torch.long),
+    args = (torch.randn(1, new, width), torch.ones(1, past_len + new, dtype=torch.long),
             torch.tensor([[past_len, past_len + 1]]), *past)
     path = os.path.join(model_dir, "language_model.onnx")
     with torch.no_grad():
         torch.onnx.export(lm, args, path, input_names=names_in, output_names=names_out, dynamic_axes=axes,
                           opset_version=17, dynamo=False)
-    store_large_tables_as_float16(path)
+    if compact:
+        store_large_tables_as_float16(path)
 
 
 # ---------------------------------------------------------------------------------------------- S3Gen
@@ -519,15 +530,22 @@ class ConditionalDecoderGraph(torch.nn.Module):
 
 
 def export_decoder(s3gen, voice, tables, model_dir):
-    graph = ConditionalDecoderGraph(s3gen).eval()
     path = os.path.join(model_dir, "conditional_decoder.onnx")
     tokens = torch.cat([torch.from_numpy(voice["audio_tokens"]), torch.tensor([[1, 2, 3, 4299, 4299, 4299]])], 1)
     args = (tokens, torch.from_numpy(voice["speaker_embeddings"]), torch.from_numpy(voice["speaker_features"]))
+    export_decoder_graph(s3gen, args, path, pinned_noise(tables))
+    store_large_tables_as_float16(path, minimum=20_000)
+
+
+def export_decoder_graph(s3gen, args, path, noise):
+    """ConditionalDecoderGraph of `s3gen` traced on `args` into `path`, with the random draws `noise` (a context)
+    gives them: pinned tables, or torch's own draws, which export as the graph's RandomNormalLike."""
+    graph = ConditionalDecoderGraph(s3gen).eval()
     originals = (flow_module.make_pad_mask, encoder_module.make_pad_mask)
     flow_module.make_pad_mask = traceable_make_pad_mask
     encoder_module.make_pad_mask = traceable_make_pad_mask
     try:
-        with pinned_noise(tables), torch.no_grad():
+        with noise, torch.no_grad():
             torch.onnx.export(graph, args, path, input_names=["speech_tokens", "speaker_embeddings", "speaker_features"],
                               output_names=["waveform"], opset_version=17, dynamo=False,
                               dynamic_axes={"speech_tokens": {0: "batch", 1: "tokens"},
@@ -538,7 +556,6 @@ def export_decoder(s3gen, voice, tables, model_dir):
         s3gen.mel2wav._stft = HiFTGenerator._stft.__get__(s3gen.mel2wav)
         s3gen.mel2wav._istft = HiFTGenerator._istft.__get__(s3gen.mel2wav)
         del s3gen.mel2wav._stft, s3gen.mel2wav._istft
-    store_large_tables_as_float16(path, minimum=20_000)
 
 
 def store_large_tables_as_float16(path, minimum=100_000):
