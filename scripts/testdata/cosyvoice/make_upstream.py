@@ -92,23 +92,34 @@ def fp16(t):
 
 # ---- the LLM from upstream's classes ---------------------------------------------------------------------
 
+def qwen2_config(hidden, layers, heads, kv_heads, ffn):
+    """A Qwen2 configuration of these sizes with Qwen2-0.5B's vocabulary, rope and norm settings."""
+    return Qwen2Config(vocab_size=QWEN2_VOCABULARY, hidden_size=hidden, intermediate_size=ffn,
+                       num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
+                       rope_theta=1e6, rms_norm_eps=1e-6, tie_word_embeddings=True, max_position_embeddings=4096)
+
+
+def make_llm(config):
+    """Upstream's CosyVoice3LM over its Qwen2Encoder of `config` (which loads the Qwen2 from a folder, as from the
+    hub), with cosyvoice3.yaml's sampling and settings; weights as Qwen2's initialisation leaves them."""
+    with tempfile.TemporaryDirectory() as folder:
+        Qwen2ForCausalLM(config).save_pretrained(folder)
+        encoder = Qwen2Encoder(folder)
+    sampling = functools.partial(ras_sampling, top_p=0.8, top_k=25, win_size=10, tau_r=0.1)   # cosyvoice3.yaml
+    return CosyVoice3LM(llm_input_size=config.hidden_size, llm_output_size=config.hidden_size,
+                        speech_token_size=SPEECH_TOKENS, llm=encoder, sampling=sampling, length_normalized_loss=True,
+                        lsm_weight=0, mix_ratio=[5, 15])
+
+
 def build_llm():
-    """CosyVoice3LM over a 2-layer Qwen2 (upstream's Qwen2Encoder loads it from a folder, as from the hub).
+    """CosyVoice3LM over a 2-layer Qwen2 (make_llm).
 
     Qwen2's embedding keeps the full 151,936 rows, every row a copy of one of 97 (row i = row i mod 97), and the
     speech embedding every row a copy of one of 509, so the export holds only those rows behind a Mod: the same
     function in far fewer bytes. The decoder's rows are random, a few dozen of them (the silent tokens and end
     of speech among them) longer, so each step's distribution has a few likely tokens that change with the state."""
     g = torch.Generator().manual_seed(20260328)
-    config = Qwen2Config(vocab_size=QWEN2_VOCABULARY, hidden_size=HIDDEN, intermediate_size=FFN,
-                         num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=KV_HEADS,
-                         rope_theta=1e6, rms_norm_eps=1e-6, tie_word_embeddings=True, max_position_embeddings=4096)
-    with tempfile.TemporaryDirectory() as folder:
-        Qwen2ForCausalLM(config).save_pretrained(folder)
-        encoder = Qwen2Encoder(folder)
-    sampling = functools.partial(ras_sampling, top_p=0.8, top_k=25, win_size=10, tau_r=0.1)   # cosyvoice3.yaml
-    llm = CosyVoice3LM(llm_input_size=HIDDEN, llm_output_size=HIDDEN, speech_token_size=SPEECH_TOKENS,
-                       llm=encoder, sampling=sampling, length_normalized_loss=True, lsm_weight=0, mix_ratio=[5, 15])
+    llm = make_llm(qwen2_config(HIDDEN, LAYERS, HEADS, KV_HEADS, FFN))
     with torch.no_grad():
         for name, p in sorted(llm.named_parameters()):
             if name.endswith("embed_tokens.weight"):
@@ -136,24 +147,32 @@ def build_llm():
     return llm
 
 
-def export_llm(llm, folder):
+def lookup(g, table, ids, rows, half, out):
+    """`table`[ids] as a Gather; with `rows`, only the table's first `rows` rows are stored and ids are taken mod
+    `rows` (the tiled tables of the small models), else the whole table."""
+    if rows is not None:
+        ids, table = g.op("Mod", [ids, g.const(np.array(rows, np.int64))]), table[:rows]
+    return g.op("Gather", [g.weight(table.detach().numpy(), half), ids], out, axis=0)
+
+
+def export_llm(llm, folder, text_rows=TEXT_ROWS, speech_rows=SPEECH_ROWS):
+    """The LLM's five files; `text_rows`, `speech_rows` None for whole embedding tables (see `lookup`)."""
     qwen = llm.llm.model.model
+    hidden = qwen.config.hidden_size
     text = Graph("text_embedding")
-    row = text.op("Mod", ["input_ids", text.const(np.array(TEXT_ROWS, np.int64))])
-    text.op("Gather", [text.weight(qwen.embed_tokens.weight[:TEXT_ROWS].detach().numpy(), False), row], "embeddings", axis=0)
-    text.save([value("input_ids", I64, ["batch", "seq_len"])], [value("embeddings", F32, ["batch", "seq_len", HIDDEN])],
+    lookup(text, qwen.embed_tokens.weight, "input_ids", text_rows, False, "embeddings")
+    text.save([value("input_ids", I64, ["batch", "seq_len"])], [value("embeddings", F32, ["batch", "seq_len", hidden])],
               "text_embedding_fp32.onnx", folder)
 
     speech = Graph("llm_speech_embedding")
-    row = speech.op("Mod", ["token", speech.const(np.array(SPEECH_ROWS, np.int64))])
-    speech.op("Gather", [speech.weight(llm.speech_embedding.weight[:SPEECH_ROWS].detach().numpy(), True), row], "embedded", axis=0)
-    speech.save([value("token", I64, ["batch", "seq_len"])], [value("embedded", F32, ["batch", "seq_len", HIDDEN])],
+    lookup(speech, llm.speech_embedding.weight, "token", speech_rows, True, "embedded")
+    speech.save([value("token", I64, ["batch", "seq_len"])], [value("embedded", F32, ["batch", "seq_len", hidden])],
                 "llm_speech_embedding_fp16.onnx", folder)
 
     decoder = Graph("llm_decoder")
     scores = decoder.op("MatMul", ["hidden_state", decoder.weight(llm.llm_decoder.weight.detach().numpy().T, True)])
     decoder.op("Squeeze", [scores, decoder.ints([1])], "logits")
-    decoder.save([value("hidden_state", F32, ["batch", 1, HIDDEN])],
+    decoder.save([value("hidden_state", F32, ["batch", 1, hidden])],
                  [value("logits", F32, ["batch", SPEECH_TOKENS + 200])], "llm_decoder_fp16.onnx", folder)
 
     export_backbone(qwen, folder, initial=True)
@@ -167,6 +186,10 @@ def export_backbone(qwen, folder, initial):
     [2 x layers, 1, kv heads, length, head size], index 2i layer i's key, 2i+1 its value."""
     g = Graph("llm_backbone_initial" if initial else "llm_backbone_decode")
     weight = lambda t: g.weight(t.detach().numpy(), True)  # noqa: E731
+    config = qwen.config
+    HIDDEN, LAYERS, HEADS, KV_HEADS = (config.hidden_size, config.num_hidden_layers, config.num_attention_heads,  # noqa: N806
+                                       config.num_key_value_heads)
+    HEAD = HIDDEN // HEADS  # noqa: N806
 
     def linear(x, layer, bias=True):
         y = g.op("MatMul", [x, weight(layer.weight.T)])
@@ -285,11 +308,12 @@ def without_weight_norm(module):
             torch.nn.utils.parametrize.remove_parametrizations(m, "weight", leave_parametrized=True)
 
 
-def build_flow():
-    """CausalMaskedDiffWithDiT with cosyvoice3.yaml's settings at a small size: a 64-channel pre-lookahead layer and
-    a 2-block DiT of width 32 (2 heads of 16). The flow's noise is the table Chorus draws (margins.noise_table)."""
-    g = torch.Generator().manual_seed(20260329)
-    estimator = DiT(dim=32, depth=2, heads=2, dim_head=16, ff_mult=2, mel_dim=80, mu_dim=80, spk_dim=80,
+def build_flow(dim=32, depth=2, heads=2, dim_head=16, lookahead_channels=64, rows=FLOW_ROWS, seed=20260329):
+    """CausalMaskedDiffWithDiT with cosyvoice3.yaml's settings at a small size by default: a 64-channel
+    pre-lookahead layer and a 2-block DiT of width 32 (2 heads of 16); `rows` distinct rows of the token embedding
+    (None: all random). The flow's noise is the table Chorus draws (margins.noise_table)."""
+    g = torch.Generator().manual_seed(seed)
+    estimator = DiT(dim=dim, depth=depth, heads=heads, dim_head=dim_head, ff_mult=2, mel_dim=80, mu_dim=80, spk_dim=80,
                     out_channels=80, static_chunk_size=25 * 2, num_decoding_left_chunks=-1)
     cfm_params = DictConfig({"sigma_min": 1e-06, "solver": "euler", "t_scheduler": "cosine",
                              "training_cfg_rate": 0.2, "inference_cfg_rate": 0.7, "reg_loss_type": "l1"})
@@ -297,26 +321,27 @@ def build_flow():
     flow = CausalMaskedDiffWithDiT(input_size=80, output_size=80, spk_embed_dim=192, output_type="mel",
                                    vocab_size=SPEECH_TOKENS, input_frame_rate=25, only_mask_loss=True, token_mel_ratio=2,
                                    pre_lookahead_len=3,
-                                   pre_lookahead_layer=PreLookaheadLayer(in_channels=80, channels=64, pre_lookahead_len=3),
+                                   pre_lookahead_layer=PreLookaheadLayer(in_channels=80, channels=lookahead_channels,
+                                                                         pre_lookahead_len=3),
                                    decoder=decoder)
-    seeded(flow, g, half=True, tiled={"input_embedding.weight": FLOW_ROWS})
+    seeded(flow, g, half=True, tiled={"input_embedding.weight": rows} if rows else None)
     flow.decoder.rand_noise = noise_table(NOISE_SEED, NOISE_FRAMES)
     return flow.eval()
 
 
-def build_hift():
+def build_hift(channels=16, source_frames=SOURCE_FRAMES):
     """CausalHiFTGenerator with cosyvoice3.yaml's settings (24 kHz, upsampling 8, 5, 3, iSTFT 16/4, the causal
-    f0 predictor) at 16 base channels. Its frozen noise (SineGen2's sine_waves, SourceModuleHnNSF's uv: 300 s of
-    torch.rand drawn at construction) is zeros over SOURCE_FRAMES frames, so the export stays small; the phase
-    offsets (rand_ini) stay random."""
+    f0 predictor) at `channels` base (and f0 condition) channels, 16 by default. Its frozen noise (SineGen2's
+    sine_waves, SourceModuleHnNSF's uv: 300 s of torch.rand drawn at construction) is zeros over `source_frames`
+    mel frames, so the export stays small; the phase offsets (rand_ini) stay random."""
     g = torch.Generator().manual_seed(20260330)
-    hift = CausalHiFTGenerator(in_channels=80, base_channels=16, nb_harmonics=8, sampling_rate=24000, nsf_alpha=0.1,
+    hift = CausalHiFTGenerator(in_channels=80, base_channels=channels, nb_harmonics=8, sampling_rate=24000, nsf_alpha=0.1,
                                nsf_sigma=0.003, nsf_voiced_threshold=10, upsample_rates=[8, 5, 3],
                                upsample_kernel_sizes=[16, 11, 7], istft_params={"n_fft": 16, "hop_len": 4},
                                resblock_kernel_sizes=[3, 7, 11], resblock_dilation_sizes=[[1, 3, 5]] * 3,
                                source_resblock_kernel_sizes=[7, 7, 11], source_resblock_dilation_sizes=[[1, 3, 5]] * 3,
                                lrelu_slope=0.1, audio_limit=0.99, conv_pre_look_right=4,
-                               f0_predictor=CausalConvRNNF0Predictor(num_class=1, in_channels=80, cond_channels=16))
+                               f0_predictor=CausalConvRNNF0Predictor(num_class=1, in_channels=80, cond_channels=channels))
     without_weight_norm(hift)
     seeded(hift, g, half=False)
     with torch.no_grad():
@@ -328,8 +353,8 @@ def build_hift():
     sine = hift.m_source.l_sin_gen
     sine.rand_ini = torch.rand(1, 9, generator=g)
     sine.rand_ini[:, 0] = 0
-    sine.sine_waves = torch.zeros(1, SOURCE_FRAMES * 480, 9)
-    hift.m_source.uv = torch.zeros(1, SOURCE_FRAMES * 480, 1)
+    sine.sine_waves = torch.zeros(1, source_frames * 480, 9)
+    hift.m_source.uv = torch.zeros(1, source_frames * 480, 1)
     return hift.eval()
 
 
@@ -447,13 +472,12 @@ class HiFTDecoder(torch.nn.Module):
         return torch.exp(x[:, :bins, :]), torch.sin(x[:, bins:, :])
 
 
-def export_flow(flow, folder):
+def export_flow(flow, folder, rows=FLOW_ROWS):
+    """The flow's four files; `rows` None for the whole token embedding (see `lookup`)."""
     embedding = Graph("flow_token_embedding")
     clipped = embedding.op("Clip", ["token", embedding.const(np.array(0, np.int64)),
                                     embedding.const(np.array(SPEECH_TOKENS - 1, np.int64))])
-    row = embedding.op("Mod", [clipped, embedding.const(np.array(FLOW_ROWS, np.int64))])
-    embedding.op("Gather", [embedding.weight(flow.input_embedding.weight[:FLOW_ROWS].detach().numpy(), True), row],
-                 "embedded", axis=0)
+    lookup(embedding, flow.input_embedding.weight, clipped, rows, True, "embedded")
     embedding.save([value("token", I64, ["batch", "seq_len"])], [value("embedded", F32, ["batch", "seq_len", 80])],
                    "flow_token_embedding_fp16.onnx", folder)
 
