@@ -10,7 +10,7 @@ Writes, under MODELS (a CHORUS_MODELS root):
                          stores them by (speech_encoder, embed_tokens, language_model, conditional_decoder: .onnx
                          with every weight in one .onnx_data beside it, as the export ships them), tokenizer.json
                          and tokenizer_config.json, and the empty `.complete` marker a finished pull leaves
-  chatterbox-<variant>/  fp16, q8, q4, q4f16 (with --variants): see variants.py
+  chatterbox-<variant>/  fp16, q8, q4, q4f16 (all by default; --variants picks): see variants.py
 and beside MODELS:
   upstream/chatterbox-turbo/  the same weights as upstream's checkpoint folder (ve.safetensors,
                          t3_turbo_v1.safetensors, s3gen_meanflow.safetensors, the GPT-2 tokenizer files), which
@@ -34,6 +34,8 @@ model folder holds the export's assumed form (text ids shifted past the speech i
 make_testdata.write_export_tokenizer), the upstream folder GPT-2's ids.
 
 Usage: DIR/venv-chatterbox/bin/python scripts/realsize/chatterbox/build.py MODELS [--variants fp32,fp16,q8,q4,q4f16]
+[--keep]  (--keep: a folder already marked complete is kept, not made again; fp32 takes about 6 min, each other
+variant 2-5 min, on 2 cores)
 (scripts/realsize/build.sh runs it; under `flock /work/locks/heavy.lock` while developing: about 6 GB at its peak)
 """
 import argparse
@@ -217,7 +219,9 @@ def check_fp32(t3, folder, clip):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("models", help="a CHORUS_MODELS root")
-    parser.add_argument("--variants", default="fp32", help="comma-separated: fp32 (always made first), fp16, q8, q4, q4f16")
+    parser.add_argument("--variants", default=",".join(SUFFIXES),
+                        help="comma-separated: fp32 (always made first), fp16, q8, q4, q4f16 (default: all)")
+    parser.add_argument("--keep", action="store_true", help="keep the folders already marked complete")
     args = parser.parse_args()
     models = os.path.abspath(args.models)
     root = os.path.dirname(models)
@@ -230,7 +234,7 @@ def main():
     fp32 = os.path.join(models, "chatterbox-fp32")
     upstream_dir = os.path.join(root, "upstream", "chatterbox-turbo")
     clip_path = os.path.join(root, "clips", "chatterbox-reference.wav")
-    if not os.path.exists(os.path.join(fp32, ".complete")):
+    if not (args.keep and os.path.exists(os.path.join(fp32, ".complete"))):
         plain = os.path.join(root, "upstream", "chatterbox-tokenizer")
         make_tokenizer(plain)
         clip = make_clip(clip_path)
@@ -250,10 +254,11 @@ def main():
         os.rename(staging, fp32)
         log(f"{fp32}: done")
     for variant in variants:
-        if variant == "fp32":
+        target = os.path.join(models, f"chatterbox-{variant}")
+        if variant == "fp32" or (args.keep and os.path.exists(os.path.join(target, ".complete"))):
             continue
         import variants as variant_maker
-        variant_maker.make(fp32, os.path.join(models, f"chatterbox-{variant}"), variant, SUFFIXES[variant])
+        variant_maker.make(fp32, target, variant, SUFFIXES[variant])
 
 
 if __name__ == "__main__":
