@@ -15,6 +15,8 @@ Made (deterministic: torch.manual_seed and SplitMix64 draws pinned):
   model/decoder.onnx          neucodec's CodecDecoderVocos + FSQ + fc_post_a at width 64, with upstream's ONNX
                               swaps (OnnxResidualFSQ, OnnxISTFTHead), dynamo export as upstream's export_onnx.py,
                               a 200-frame (4 s) window-sum table and the inverse-DFT basis stored as float16
+  model/backbone-last-logits.onnx   the same backbone as scripts/export-neutts-backbone.py writes it: the logits
+                              of the last position only ([1, 1, vocabulary])
   golden/phonemes-<version>.json   neutts' phonemizers (+ NeuTTS._to_phones) on the corpus, per language
   golden/<case>.json, .f32    NeuTTS._apply_chat_template ids, NeuTTS._infer_torch tokens (torch.multinomial
                               replaced by the pinned draw below) with each draw's margin, NeuTTS._decode audio on
@@ -42,6 +44,7 @@ function of it runs).
 
 Usage: NEUCODEC_REPO=/path/to/neucodec python make_testdata.py OUT_DIR [--espeak-library LIB --espeak-data DIR --version-tag TAG]
        python make_testdata.py OUT_DIR --goldens-only
+       python make_testdata.py OUT_DIR --last-logits-only
 """
 import argparse
 import json
@@ -219,52 +222,22 @@ def make_backbone(model_dir, tokenizer, probe_ids, export=True):
     if export:
         model.save_pretrained(os.path.join(model_dir, "hf"), safe_serialization=True)
         export_backbone(model, os.path.join(model_dir, "backbone.onnx"))
+        export_backbone(model, os.path.join(model_dir, "backbone-last-logits.onnx"), last_logits=True)
     return model
 
 
-class CachedStep(torch.nn.Module):
-    """input_ids, attention_mask, position_ids and the per-layer cache in; logits and the grown cache out."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-        self.layers = model.config.num_hidden_layers
-
-    def forward(self, input_ids, attention_mask, position_ids, *past):
-        from transformers import DynamicCache
-        cache = DynamicCache(config=self.model.config)
-        for i in range(self.layers):
-            cache.update(past[2 * i], past[2 * i + 1], i)
-        out = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
-                         past_key_values=cache, use_cache=True)
-        present = []
-        for i in range(self.layers):
-            layer = out.past_key_values.layers[i]
-            present += [layer.keys, layer.values]
-        return (out.logits, *present)
+def backbone_exporter():
+    """scripts/export-neutts-backbone.py, the export a user runs on a real checkpoint, as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "export_neutts_backbone", os.path.join(HERE, "..", "..", "export-neutts-backbone.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def export_backbone(model, path):
-    import torch
-    cfg = model.config
-    step = CachedStep(model).eval()
-    past_len, new = 3, 2
-    past = []
-    names_in, names_out, axes = ["input_ids", "attention_mask", "position_ids"], ["logits"], {
-        "input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"},
-        "position_ids": {0: "batch", 1: "sequence"}, "logits": {0: "batch", 1: "sequence"}}
-    for i in range(cfg.num_hidden_layers):
-        for kind in ("key", "value"):
-            past.append(torch.randn(1, cfg.num_key_value_heads, past_len, cfg.head_dim))
-            names_in.append(f"past_key_values.{i}.{kind}")
-            names_out.append(f"present.{i}.{kind}")
-            axes[names_in[-1]] = {0: "batch", 2: "past"}
-            axes[names_out[-1]] = {0: "batch", 2: "total"}
-    ids = torch.tensor([[5, 6]])
-    args = (ids, torch.ones(1, past_len + new, dtype=torch.long), torch.tensor([[past_len, past_len + 1]]), *past)
-    with torch.no_grad():
-        torch.onnx.export(step, args, path, input_names=names_in, output_names=names_out, dynamic_axes=axes,
-                          opset_version=17, dynamo=False)
+def export_backbone(model, path, last_logits=False):
+    backbone_exporter().export_backbone(model, path, last_logits=last_logits)
     store_large_tables_as_float16(path)
 
 
@@ -299,29 +272,26 @@ def store_large_tables_as_float16(path, minimum=100_000, rounded=()):
 
 # ----------------------------------------------------------------------------------------------- decoder
 
+class CodecDecoding(torch.nn.Module):
+    """NeuCodec's decoding path alone (generator, fc_post_a) built from upstream's classes; forward is upstream's
+    decode_code. Without arguments it is NeuCodec's own size (CodecDecoderVocos' defaults: width 1024, 12 blocks)."""
+
+    def __init__(self, **generator):
+        super().__init__()
+        from neucodec.codec_decoder_vocos import CodecDecoderVocos
+        self.generator = CodecDecoderVocos(hop_length=480, **generator)
+        self.fc_post_a = torch.nn.Linear(2048, self.generator.backbone.embed.in_channels)
+
+    def forward(self, codes):
+        from neucodec import NeuCodec
+        return NeuCodec.decode_code(self, codes)
+
+
 def make_decoder(model_dir):
     import torch
-    import torch.nn as nn
-    repo = os.environ["NEUCODEC_REPO"]
-    sys.path.insert(0, os.path.join(repo, "onnx"))
-    import onnx_ops
-    from neucodec import NeuCodec
-    from neucodec.codec_decoder_vocos import CodecDecoderVocos
 
     torch.manual_seed(16)
-
-    class SmallCodec(nn.Module):
-        """NeuCodec's decoding path (generator, fc_post_a) at width 64; decode_code is upstream's."""
-
-        def __init__(self):
-            super().__init__()
-            self.generator = CodecDecoderVocos(hidden_dim=64, depth=2, heads=4, pos_meb_dim=16, hop_length=480)
-            self.fc_post_a = nn.Linear(2048, 64)
-
-        def forward(self, codes):
-            return NeuCodec.decode_code(self, codes)
-
-    codec = SmallCodec().eval()
+    codec = CodecDecoding(hidden_dim=64, depth=2, heads=4, pos_meb_dim=16).eval()
     with torch.no_grad():
         codec.generator.head.out.weight.mul_(0.3)
         # float16 values, so the export can store the large tables at half size unchanged.
@@ -330,28 +300,47 @@ def make_decoder(model_dir):
     codes = torch.randint(0, SPEECH, (1, 1, 40), dtype=torch.int32)
     with torch.no_grad():
         reference = codec(codes.long())
-        # upstream export_onnx.py's swaps: the FSQ as a table lookup, the iSTFT as a fixed inverse-DFT basis.
-        head = onnx_ops.OnnxISTFTHead(dim=64, n_fft=480 * 4, hop_length=480)
+    swap_for_onnx(codec, dim=64, max_frames=FRAME_CAP)
+    with torch.no_grad():
+        swapped = codec(codes)
+    print("decoder: torch", tuple(reference.shape), "swapped", tuple(swapped.shape),
+          "max |diff| inside (the last frame aside)", float((reference[..., 240:-720] - swapped[..., :-480]).abs().max()))
+    path = export_decoder(codec, codes, os.path.join(model_dir, "decoder.onnx"))
+    store_large_tables_as_float16(path, rounded=("inverse_basis",))
+
+
+def swap_for_onnx(codec, dim, max_frames):
+    """upstream export_onnx.py's swaps on `codec` (a module with NeuCodec's generator, width `dim`): the FSQ as a
+    table lookup, the iSTFT as a fixed inverse-DFT basis whose window-sum table covers `max_frames` frames."""
+    import torch
+    repo = os.environ["NEUCODEC_REPO"]
+    sys.path.insert(0, os.path.join(repo, "onnx"))
+    import onnx_ops
+    with torch.no_grad():
+        head = onnx_ops.OnnxISTFTHead(dim=dim, n_fft=480 * 4, hop_length=480)
         head.istft = onnx_ops.ISTFT(n_fft=1920, hop_length=480, win_length=1920, window=torch.hann_window(1920),
-                                    normalized=False, max_frames=FRAME_CAP)
+                                    normalized=False, max_frames=max_frames)
         head.out.load_state_dict(codec.generator.head.out.state_dict())
         fsq = onnx_ops.OnnxResidualFSQ(dim=2048, levels=[4] * 8, num_quantizers=1)
         fsq.load_state_dict(codec.generator.quantizer.state_dict())
         codec.generator.head = head
         codec.generator.quantizer = fsq
-        swapped = codec(codes)
-        print("decoder: torch", tuple(reference.shape), "swapped", tuple(swapped.shape),
-              "max |diff| inside (the last frame aside)", float((reference[..., 240:-720] - swapped[..., :-480]).abs().max()))
-        path = os.path.join(model_dir, "decoder.onnx")
+
+
+def export_decoder(codec, codes, path):
+    """The swapped `codec` exported as upstream's export_onnx.py does (dynamo, codes [batch, 1, frames]), its
+    weights kept inside the one file."""
+    import torch
+    import onnx
+    with torch.no_grad():
         program = torch.onnx.export(codec, (codes,), dynamo=True,
                                     dynamic_shapes={"codes": {0: "batch_size", 2: "sequence_length"}})
         program.save(path)
-    import onnx
     model = onnx.load(path, load_external_data=True)
     onnx.save(model, path, save_as_external_data=False)
     if os.path.exists(path + ".data"):
         os.remove(path + ".data")
-    store_large_tables_as_float16(path, rounded=("inverse_basis",))
+    return path
 
 
 # ---------------------------------------------------------------------------------------------- goldens
@@ -518,6 +507,8 @@ def main():
     parser.add_argument("--espeak-data")
     parser.add_argument("--version-tag")
     parser.add_argument("--phonemes-only", action="store_true")
+    parser.add_argument("--last-logits-only", action="store_true",
+                        help="make model/backbone-last-logits.onnx again from the committed tokenizer, writing nothing else")
     parser.add_argument("--goldens-only", action="store_true",
                         help="make golden/<case>.* again from the committed models, writing nothing else")
     args = parser.parse_args()
@@ -526,6 +517,15 @@ def main():
     model_dir = os.path.join(args.out, "model")
     os.makedirs(model_dir, exist_ok=True)
     os.makedirs(os.path.join(args.out, "golden"), exist_ok=True)
+    if args.last_logits_only:
+        from transformers import AutoTokenizer
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        probe = tokenizer.encode("user: Convert the text to speech:"
+                                 + "".join(f"<|speech_{i * 977 % SPEECH}|>" for i in range(64)))
+        model = make_backbone(model_dir, tokenizer, probe, export=False)
+        check_export(model, os.path.join(model_dir, "backbone.onnx"), probe)
+        export_backbone(model, os.path.join(model_dir, "backbone-last-logits.onnx"), last_logits=True)
+        return
     if args.goldens_only:
         from transformers import AutoTokenizer
         ph = phonemizers()
