@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "ChorusFilesTests", dependencies: ["ChorusFiles"]),
         .testTarget(name: "ChorusModelsTests", dependencies: ["ChorusModels", "ChorusFiles"]),
         .testTarget(name: "ChorusONNXTests", dependencies: ["ChorusONNX"], resources: [.copy("Models")]),
-        .testTarget(name: "ChorusAudioCodecsTests", dependencies: ["ChorusAudioCodecs", "ChorusAudio", "CChorusLame", "CChorusFLAC"]),
+        .testTarget(name: "ChorusAudioCodecsTests", dependencies: ["ChorusAudioCodecs", "ChorusAudio", "ChorusTesting", "CChorusLame", "CChorusFLAC"]),
         .testTarget(name: "ChorusAudioTests", dependencies: ["ChorusAudio", "ChorusFiles", "ChorusModels", "ChorusDSP"], resources: [.copy("Resources")]),
         .testTarget(name: "ChorusDSPTests", dependencies: ["ChorusDSP"], resources: [.copy("Golden")]),
         .testTarget(name: "ChorusTextTests", dependencies: ["ChorusText", "ChorusModels", "ChorusDSP", "ChorusCosyVoice"]),

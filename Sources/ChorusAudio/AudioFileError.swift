@@ -20,6 +20,10 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
     case partialFrame(sampleCount: Int, channels: Int)
     /// The file holds more audio than a reader takes; `seconds` is nil when only "more than the limit" is known.
     case tooLong(path: String, seconds: Double?, limit: Double)
+    /// The header states a rate outside what the reader takes.
+    case sampleRateOutside(path: String, rate: Int, accepted: ClosedRange<Int>)
+    /// The header states more channels than the reader takes.
+    case tooManyChannels(path: String, channels: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -49,6 +53,11 @@ public enum AudioFileError: Error, Equatable, CustomStringConvertible, Sendable 
         case .tooLong(let path, let seconds, let limit):
             "\(path) holds \(seconds.map { "\(Int($0.rounded())) s" } ?? "more than \(Int(limit)) s") of audio; "
                 + "Chorus reads at most \(Int(limit)) s from one file, so cut it shorter."
+        case .sampleRateOutside(let path, let rate, let accepted):
+            "\(path) is at \(rate) Hz; Chorus reads audio at \(accepted.lowerBound)-\(accepted.upperBound) Hz, "
+                + "so resample it (for example to 48000 Hz)."
+        case .tooManyChannels(let path, let channels, let limit):
+            "\(path) has \(channels) channels; Chorus reads at most \(limit), so mix it down (for example to mono)."
         }
     }
 }

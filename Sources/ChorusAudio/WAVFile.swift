@@ -90,31 +90,51 @@ public struct WAVFile: Sendable, Equatable {
         } catch {
             throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
         }
-        let layout = try data.withUnsafeBytes { try WAVLayout(parsing: $0, path: url.path) }
+        return try header(of: data, path: url.path)
+    }
+
+    /// The header of the WAV file in `data`, read without decoding a sample; `path` only names it in errors.
+    public static func header(of data: Data, path: String = "<memory>") throws -> Header {
+        let layout = try data.withUnsafeBytes { try WAVLayout(parsing: $0, path: path) }
         return Header(channels: layout.channels, sampleRate: layout.sampleRate, frameCount: layout.frameCount)
     }
 
-    /// Reads `url` and returns its channels averaged into mono, with the sample rate.
-    public static func readMono(contentsOf url: URL) throws -> (samples: [Float], sampleRate: Int) {
-        let file = try read(contentsOf: url)
-        return (file.mono, file.sampleRate)
+    /// Reads `url` and returns its channels averaged into mono, with the sample rate: judged by its header
+    /// against `limits` before a sample is decoded (the file is mapped, not loaded).
+    public static func readMono(
+        contentsOf url: URL, limits: AudioInputLimits = .file
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
+        }
+        return try data.withUnsafeBytes { try decodeMono($0, path: url.path, limits: limits) }
     }
 
-    /// The bytes of a WAV file with its channels averaged into mono. Audio longer than `maximumSeconds` is
-    /// refused from the header before a sample is decoded, and frames are decoded a block at a time, so
-    /// memory holds the mono samples only, whatever the channel count.
+    /// The bytes of a WAV file with its channels averaged into mono, at most `maximumSeconds` long.
     public static func decodeMono(
         _ bytes: UnsafeRawBufferPointer, path: String = "<memory>", maximumSeconds: Double
     ) throws -> (samples: [Float], sampleRate: Int) {
+        try decodeMono(bytes, path: path, limits: AudioInputLimits(maximumSeconds: maximumSeconds))
+    }
+
+    /// The bytes of a WAV file with its channels averaged into mono. A rate, channel count or length outside
+    /// `limits` is refused from the header before a sample is decoded, and frames are decoded a block at a
+    /// time, so memory holds the mono samples only, whatever the channel count.
+    public static func decodeMono(
+        _ bytes: UnsafeRawBufferPointer, path: String = "<memory>", limits: AudioInputLimits
+    ) throws -> (samples: [Float], sampleRate: Int) {
         let layout = try WAVLayout(parsing: bytes, path: path)
-        let seconds = Double(layout.frameCount) / Double(layout.sampleRate)
-        guard seconds <= maximumSeconds else {
-            throw AudioFileError.tooLong(path: path, seconds: seconds, limit: maximumSeconds)
-        }
+        try limits.check(sampleRate: layout.sampleRate, channels: layout.channels, frames: layout.frameCount, path: path)
         let frameBytes = layout.channels * layout.encoding.bytesPerSample
         let framesPerBlock = max(1, 65_536 / layout.channels)
-        var mono: [Float] = []
-        mono.reserveCapacity(layout.frameCount)
+        var mono = BoundedSamples(bound: limits.samples(at: layout.sampleRate), expected: layout.frameCount)
         var frame = 0
         while frame < layout.frameCount {
             let count = min(framesPerBlock, layout.frameCount - frame)
@@ -122,10 +142,12 @@ public struct WAVFile: Sendable, Equatable {
             let block = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count * frameBytes)])
             let interleaved = SampleConversion.floats(decoding: block, encoding: layout.encoding,
                                                       count: count * layout.channels)
-            mono += SampleConversion.mixdown(interleaved, channels: layout.channels)
+            guard mono.append(contentsOf: SampleConversion.mixdown(interleaved, channels: layout.channels)) else {
+                throw AudioFileError.tooLong(path: path, seconds: nil, limit: limits.seconds(at: layout.sampleRate))
+            }
             frame += count
         }
-        return (mono, layout.sampleRate)
+        return (mono.samples, layout.sampleRate)
     }
 
     /// Decodes the bytes of a WAV file; `path` only names the source in errors.

@@ -4,7 +4,8 @@ import Foundation
 /// read with `WAVFile`) or, without a RIFF header, raw 16-bit little-endian mono PCM at a given rate.
 ///
 /// Memory stays bounded: the bytes before the data chunk are kept only up to `headerLimit`, and after it
-/// only the part of a frame a block cut.
+/// only the part of a frame a block cut. The header's rate and channels (raw PCM's `rawRate`) are judged
+/// against `limits` before a sample is decoded, and the samples given out are counted against its length.
 public struct WAVStreamDecoder: Sendable {
     /// Input that cannot be read as audio, named for the person who piped it in.
     public enum Failure: Error, Equatable, CustomStringConvertible, Sendable {
@@ -37,6 +38,10 @@ public struct WAVStreamDecoder: Sendable {
     public let rawRate: Int
     /// The input as messages name it ("standard input").
     public let source: String
+    /// What the stream may be: `AudioInputLimits.stream` (any length) when read as it arrives.
+    public let limits: AudioInputLimits
+    /// Samples given out so far, counted against `limits`.
+    private var delivered = 0
     private var pending = Data()
     /// The WAV header with its data size zeroed, so Audio decodes any run of whole frames after it.
     private var header: Data?
@@ -47,9 +52,10 @@ public struct WAVStreamDecoder: Sendable {
     /// The audio's rate, once known: the WAV header's, or `rawRate` for raw PCM.
     public private(set) var sampleRate: Int?
 
-    public init(rawRate: Int, source: String) {
+    public init(rawRate: Int, source: String, limits: AudioInputLimits = .stream) {
         self.rawRate = rawRate
         self.source = source
+        self.limits = limits
     }
 
     /// The samples `bytes` complete; `final` flushes what is left.
@@ -63,6 +69,7 @@ public struct WAVStreamDecoder: Sendable {
             } else if let format = Self.compressedFormats.first(where: { tag.hasPrefix($0.magic) })?.name {
                 throw Failure.compressed(source: source, format: format)
             } else {
+                try limits.check(sampleRate: rawRate, channels: 1, frames: nil, path: source)
                 sampleRate = rawRate
             }
             decided = true
@@ -78,6 +85,11 @@ public struct WAVStreamDecoder: Sendable {
             // Chunks after the audio (metadata) are not samples.
             if remaining - whole < frameBytes { pending = Data() }
         }
+        let frames = whole / frameBytes
+        guard frames <= limits.samples(at: sampleRate ?? rawRate) - delivered else {
+            throw AudioFileError.tooLong(path: source, seconds: nil, limit: limits.seconds(at: sampleRate ?? rawRate))
+        }
+        delivered += frames
         guard let header else {
             let pcm = body.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)).map { Int16(littleEndian: $0) } }
             return SampleConversion.floats(fromPCM16: pcm)
@@ -110,6 +122,8 @@ public struct WAVStreamDecoder: Sendable {
                 // 0 and 0xFFFFFFFF are what streaming writers leave: the audio runs to the end.
                 let isRF64 = bytes[0..<4].elementsEqual("RF64".utf8)
                 remaining = size == 0 || size == 0xFFFF_FFFF || isRF64 ? nil : size
+                try limits.check(sampleRate: format.sampleRate, channels: format.channels,
+                                 frames: remaining.map { $0 / frameBytes }, path: source)
                 pending = Data(bytes[(offset + 8)...])
                 return true
             }

@@ -5,16 +5,23 @@ import Foundation
 /// by its name: WAV of any rate and channel count in PCM 8/16/24/32-bit or float (ChorusAudio's `WAVFile`),
 /// FLAC (libFLAC), MP3 and other MPEG audio (libmpg123). Channels are averaged into one.
 ///
-/// Memory stays bounded whatever the file says: the file is mapped, not loaded, and only the mono samples
-/// are kept, up to `maximumSeconds` of them; a longer file is refused, from its header where it states
-/// its length, otherwise as soon as the decoder passes the limit.
+/// Memory stays bounded whatever the file says: the file is mapped, not loaded; its header's rate, channels
+/// and stated length are judged against `AudioInputLimits` before a frame is decoded; and only the mono
+/// samples are kept, in a `BoundedSamples` that stops the decoder at the limit whatever the header said.
 public enum AudioFileReader {
     /// The longest audio read by default: ten minutes, far beyond a voice clip or a dictation.
-    public static let defaultMaximumSeconds: Double = 600
+    public static let defaultMaximumSeconds: Double = AudioInputLimits.file.maximumSeconds
 
-    /// The file at `url` as mono samples at its own rate.
+    /// The file at `url` as mono samples at its own rate, at most `maximumSeconds` long.
     public static func readMono(
         contentsOf url: URL, maximumSeconds: Double = defaultMaximumSeconds
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        try readMono(contentsOf: url, limits: AudioInputLimits(maximumSeconds: maximumSeconds))
+    }
+
+    /// The file at `url` as mono samples at its own rate, within `limits`.
+    public static func readMono(
+        contentsOf url: URL, limits: AudioInputLimits
     ) throws -> (samples: [Float], sampleRate: Int) {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
@@ -26,22 +33,30 @@ public enum AudioFileReader {
         } catch {
             throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
         }
-        return try decodeMono(data, path: url.path, maximumSeconds: maximumSeconds)
+        return try decodeMono(data, path: url.path, limits: limits)
     }
 
-    /// The bytes of a WAV, FLAC or MP3 file as mono samples; `path` only names them in errors.
+    /// The bytes of a WAV, FLAC or MP3 file as mono samples, at most `maximumSeconds` long; `path` only
+    /// names them in errors.
     public static func decodeMono(
         _ data: Data, path: String = "<memory>", maximumSeconds: Double = defaultMaximumSeconds
+    ) throws -> (samples: [Float], sampleRate: Int) {
+        try decodeMono(data, path: path, limits: AudioInputLimits(maximumSeconds: maximumSeconds))
+    }
+
+    /// The bytes of a WAV, FLAC or MP3 file as mono samples within `limits`; `path` only names them in errors.
+    public static func decodeMono(
+        _ data: Data, path: String = "<memory>", limits: AudioInputLimits
     ) throws -> (samples: [Float], sampleRate: Int) {
         try data.withUnsafeBytes { bytes in
             guard !bytes.isEmpty else { throw AudioFileError.cannotRead(path: path, reason: "it is empty") }
             switch AudioFileKind(sniffing: bytes) {
             case .wav:
-                return try WAVFile.decodeMono(bytes, path: path, maximumSeconds: maximumSeconds)
+                return try WAVFile.decodeMono(bytes, path: path, limits: limits)
             case .flac:
-                return try FLACFileDecoder(bytes, path: path, maximumSeconds: maximumSeconds).decode()
+                return try FLACFileDecoder(bytes, path: path, limits: limits).decode()
             case .mpeg:
-                return try MPEGFileDecoder.decode(bytes, path: path, maximumSeconds: maximumSeconds)
+                return try MPEGFileDecoder.decode(bytes, path: path, limits: limits)
             case nil:
                 throw AudioCodecError.unrecognised(path: path, start: describeStart(bytes))
             }

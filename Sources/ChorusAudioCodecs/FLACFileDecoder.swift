@@ -2,21 +2,24 @@ import CChorusFLAC
 import ChorusAudio
 
 /// A FLAC file in memory decoded by libFLAC (Debian's libflac) into mono floats, a frame at a time:
-/// channels averaged, integers of any depth scaled to [-1, 1), stopped at the length limit.
+/// channels averaged, integers of any depth scaled to [-1, 1). STREAMINFO's rate, channels and length are
+/// judged against the limits before a frame is decoded, and every frame again, into `BoundedSamples`, so a
+/// stream whose frames disagree with its header still stops at the bound.
 final class FLACFileDecoder {
     private let bytes: UnsafeRawBufferPointer
     private let path: String
-    private let maximumSeconds: Double
+    private let limits: AudioInputLimits
     private var offset = 0
-    private var samples: [Float] = []
+    /// Empty until the first rate is known (STREAMINFO's, else the first frame's).
+    private(set) var samples = BoundedSamples(bound: 0)
     private var sampleRate = 0
     /// The first problem met; the callbacks stop the decoder once it is set.
     private var failure: (any Error)?
 
-    init(_ bytes: UnsafeRawBufferPointer, path: String, maximumSeconds: Double) {
+    init(_ bytes: UnsafeRawBufferPointer, path: String, limits: AudioInputLimits) {
         self.bytes = bytes
         self.path = path
-        self.maximumSeconds = maximumSeconds
+        self.limits = limits
     }
 
     /// Decodes the whole stream (once).
@@ -36,8 +39,8 @@ final class FLACFileDecoder {
         guard finished else {
             throw damaged("libFLAC stopped in state \(FLAC__stream_decoder_get_state(decoder).rawValue)")
         }
-        guard !samples.isEmpty else { throw AudioCodecError.noAudio(path: path, format: .flac) }
-        return (samples, sampleRate)
+        guard !samples.samples.isEmpty else { throw AudioCodecError.noAudio(path: path, format: .flac) }
+        return (samples.samples, sampleRate)
     }
 
     private func damaged(_ reason: String) -> AudioCodecError {
@@ -50,6 +53,7 @@ final class FLACFileDecoder {
 
     private static let read: FLAC__StreamDecoderReadCallback = { _, buffer, size, client in
         let me = decoder(client)
+        guard me.failure == nil else { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
         let count = min(size!.pointee, me.bytes.count - me.offset)
         guard count > 0 else {
             size!.pointee = 0
@@ -65,15 +69,17 @@ final class FLACFileDecoder {
         let me = decoder(client)
         guard let metadata, metadata.pointee.type == FLAC__METADATA_TYPE_STREAMINFO else { return }
         let info = metadata.pointee.data.stream_info
-        me.sampleRate = Int(info.sample_rate)
-        // The stated length refuses a long file before any frame is decoded (0 means unstated).
-        guard info.sample_rate > 0, info.total_samples > 0 else { return }
-        let seconds = Double(info.total_samples) / Double(info.sample_rate)
-        if seconds > me.maximumSeconds {
-            me.failure = AudioFileError.tooLong(path: me.path, seconds: seconds, limit: me.maximumSeconds)
-        } else {
-            me.samples.reserveCapacity(Int(info.total_samples))
+        // The stated rate, channels and length refuse a file before any frame is decoded (a length of 0 is unstated).
+        do {
+            try me.limits.check(sampleRate: Int(info.sample_rate), channels: Int(info.channels),
+                                frames: info.total_samples > 0 ? Int(clamping: info.total_samples) : nil, path: me.path)
+        } catch {
+            me.failure = error
+            return
         }
+        me.sampleRate = Int(info.sample_rate)
+        me.samples = BoundedSamples(bound: me.limits.samples(at: me.sampleRate),
+                                    expected: info.total_samples > 0 ? Int(clamping: info.total_samples) : nil)
     }
 
     private static let write: FLAC__StreamDecoderWriteCallback = { _, frame, buffer, client in
@@ -82,13 +88,27 @@ final class FLACFileDecoder {
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         let rate = Int(header.sample_rate), channels = Int(header.channels), count = Int(header.blocksize)
-        if me.sampleRate == 0 { me.sampleRate = rate }
-        guard rate == me.sampleRate, WAVFile.sampleRates.contains(rate) else {
+        if me.sampleRate == 0 {
+            // No STREAMINFO was seen: the first frame's header is judged instead.
+            do {
+                try me.limits.check(sampleRate: rate, channels: channels, frames: nil, path: me.path)
+            } catch {
+                me.failure = error
+                return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+            }
+            me.sampleRate = rate
+            me.samples = BoundedSamples(bound: me.limits.samples(at: rate))
+        }
+        guard rate == me.sampleRate else {
             me.failure = me.damaged("a frame at \(rate) Hz in a stream at \(me.sampleRate) Hz")
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
-        guard Double(me.samples.count + count) <= me.maximumSeconds * Double(rate) else {
-            me.failure = AudioFileError.tooLong(path: me.path, seconds: nil, limit: me.maximumSeconds)
+        guard channels <= me.limits.maximumChannels else {
+            me.failure = AudioFileError.tooManyChannels(path: me.path, channels: channels, limit: me.limits.maximumChannels)
+            return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+        }
+        guard me.samples.makeRoom(for: count) else {
+            me.failure = AudioFileError.tooLong(path: me.path, seconds: nil, limit: me.limits.seconds(at: rate))
             return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
         }
         // Integers of `bits` bits span -2^(bits-1) ..< 2^(bits-1); the channel mean shares one scale.

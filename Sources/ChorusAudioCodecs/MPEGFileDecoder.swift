@@ -3,13 +3,14 @@ import ChorusAudio
 
 /// MPEG audio (MP3, and layers I and II) in memory decoded by libmpg123 (Debian's libmpg123) into mono
 /// floats: the library mixes the channels and writes 32-bit floats; input is fed 64 KiB at a time, so
-/// it holds no copy of the file, and decoding stops at the length limit.
+/// it holds no copy of the file. Each stream format's rate and channels are judged against the limits as
+/// libmpg123 announces it, and the mono samples gather in `BoundedSamples`, so decoding stops at the limit.
 enum MPEGFileDecoder {
     /// Bytes handed to the decoder per call, and the size of its output buffer.
     private static let blockBytes = 65_536
 
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, path: String, maximumSeconds: Double
+        _ bytes: UnsafeRawBufferPointer, path: String, limits: AudioInputLimits
     ) throws -> (samples: [Float], sampleRate: Int) {
         func damaged(_ reason: String) -> AudioCodecError { .damaged(path: path, format: .mpeg, reason: reason) }
         func message(_ code: Int32) -> String { String(cString: mpg123_plain_strerror(code)) }
@@ -22,7 +23,7 @@ enum MPEGFileDecoder {
               mpg123_open_feed(handle) == MPG123_OK.rawValue
         else { throw damaged("libmpg123 refused mono float output: \(message(mpg123_errcode(handle)))") }
 
-        var samples: [Float] = []
+        var samples = BoundedSamples(bound: 0)
         var sampleRate = 0, channels = 1
         var output = [Float](repeating: 0, count: blockBytes / 4)
         var offset = 0
@@ -49,13 +50,15 @@ enum MPEGFileDecoder {
                     guard sampleRate == 0 || rate == sampleRate else {
                         throw damaged("a frame at \(rate) Hz in a stream at \(sampleRate) Hz")
                     }
+                    try limits.check(sampleRate: rate, channels: Int(channelCount), frames: nil, path: path)
+                    if sampleRate == 0 { samples = BoundedSamples(bound: limits.samples(at: rate)) }
                     sampleRate = rate
                     channels = max(1, Int(channelCount))
                 }
                 if done > 0 {
                     let frames = done / (4 * channels)
-                    guard Double(samples.count + frames) <= maximumSeconds * Double(sampleRate) else {
-                        throw AudioFileError.tooLong(path: path, seconds: nil, limit: maximumSeconds)
+                    guard samples.makeRoom(for: frames) else {
+                        throw AudioFileError.tooLong(path: path, seconds: nil, limit: limits.seconds(at: sampleRate))
                     }
                     output.withUnsafeBufferPointer { floats in
                         for frame in 0..<frames {
@@ -75,7 +78,7 @@ enum MPEGFileDecoder {
                 throw damaged(message(mpg123_errcode(handle)))
             }
         }
-        guard !samples.isEmpty else { throw AudioCodecError.noAudio(path: path, format: .mpeg) }
-        return (samples, sampleRate)
+        guard !samples.samples.isEmpty else { throw AudioCodecError.noAudio(path: path, format: .mpeg) }
+        return (samples.samples, sampleRate)
     }
 }

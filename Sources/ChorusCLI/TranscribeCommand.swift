@@ -91,7 +91,7 @@ struct TranscribeCommand: AsyncParsableCommand {
         if bytes.starts(with: Data("fLaC".utf8)) || bytes.starts(with: Data("ID3".utf8)) {
             return try AudioFileReader.decodeMono(bytes, path: source)
         }
-        var decoder = WAVStreamDecoder(rawRate: rate, source: source)
+        var decoder = WAVStreamDecoder(rawRate: rate, source: source, limits: .file)
         let samples = try decoder.samples(from: bytes, final: true)
         return (samples, decoder.sampleRate ?? rate)
     }

@@ -84,8 +84,7 @@ struct VADCommand: AsyncParsableCommand {
             limit: BoundedInput.audioLimit,
             tooLarge: "The audio on standard input is over \(BoundedInput.megabytes(BoundedInput.audioLimit)); give the audio as a file instead.")
         guard !bytes.isEmpty else { throw WAVStreamDecoder.Failure.noAudio(source: "standard input") }
-        let wav = try WAVFile.decode(bytes, path: "standard input")
-        return (wav.mono, wav.sampleRate)
+        return try bytes.withUnsafeBytes { try WAVFile.decodeMono($0, path: "standard input", limits: .file) }
     }
 
     static func line(_ segment: SpeechSegment) -> String {

@@ -129,7 +129,8 @@ struct VoiceAddCommand: AsyncParsableCommand {
         let clip: VoiceClip?
         switch (codes, audio) {
         case (nil, let audio?):
-            let read = try AudioFileReader.readMono(contentsOf: URL(fileURLWithPath: audio))
+            let read = try AudioFileReader.readMono(contentsOf: URL(fileURLWithPath: audio),
+                                                    limits: AudioInputLimits(maximumSeconds: cloning.clipSeconds.upperBound))
             clip = VoiceClip(samples: read.samples, sampleRate: read.sampleRate, transcript: text)
             try clip!.check(accepting: cloning.clipSeconds, engine: engine.id)
         case (_?, nil):

@@ -118,7 +118,7 @@ public struct CodecEncoder: Sendable {
     public static func clip(contentsOf url: URL) throws -> (samples: [Float], sampleRate: Int) {
         let header = try WAVFile.header(contentsOf: url)
         try check(seconds: header.duration, source: url.path)
-        return try WAVFile.readMono(contentsOf: url)
+        return try WAVFile.readMono(contentsOf: url, limits: AudioInputLimits(maximumSeconds: maximumDuration))
     }
 
     static func check(seconds: Double, source: String) throws {

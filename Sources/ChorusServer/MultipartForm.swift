@@ -27,14 +27,19 @@ struct MultipartForm: Sendable {
         parts.first { $0.name == name }
     }
 
-    /// The part `name` (else `alternative`) and the WAV file it holds, decoded; a 400 naming the field when
-    /// it is missing or not a WAV. `what` is the file as the messages call it ("the clip").
-    func wavFile(_ name: String, or alternative: String? = nil, what: String) throws -> (part: Part, wav: WAVFile) {
+    /// The part `name` (else `alternative`) and the header of the WAV file it holds, judged against `limits`
+    /// without decoding a sample; a 400 naming the field when it is missing, not a WAV, or outside the limits.
+    /// `what` is the file as the messages call it ("the clip").
+    func wavFile(_ name: String, or alternative: String? = nil, what: String,
+                 limits: AudioInputLimits = .file) throws -> (part: Part, wav: WAVFile.Header) {
         guard let file = part(name) ?? alternative.flatMap(part) else {
             throw APIError.invalid("Attach \(what) as the form's '\(name)' file (a WAV of any rate).", param: name)
         }
         do {
-            return (file, try WAVFile.decode(file.data, path: file.filename ?? name))
+            let path = file.filename ?? name
+            let header = try WAVFile.header(of: file.data, path: path)
+            try limits.check(sampleRate: header.sampleRate, channels: header.channels, frames: header.frameCount, path: path)
+            return (file, header)
         } catch {
             throw APIError.invalid("\(what.prefix(1).uppercased() + what.dropFirst()) is not a WAV file this server reads: \(error)",
                                    param: name)

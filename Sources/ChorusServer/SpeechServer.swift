@@ -58,8 +58,8 @@ public struct SpeechServer: Sendable {
     func endpoints() -> [Endpoint] {
         let speech = SpeechRoute(configuration: configuration, engines: engines, queue: queue, metrics: metrics)
         let catalog = CatalogRoutes(engines: engines, queue: queue, started: Int(Date().timeIntervalSince1970))
-        let voices = VoiceRoutes(configuration: configuration, engines: engines)
-        let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber)
+        let voices = VoiceRoutes(configuration: configuration, engines: engines, queue: queue)
+        let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber, queue: queue)
         let playground = PlaygroundRoutes(configuration: configuration, engines: engines, history: history, files: playgroundFiles)
         let metricsText: @Sendable (Request, ServerRequestContext) async throws -> Response = { [engines, queue, metrics] _, _ in
             for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }

@@ -6,15 +6,24 @@ import Hummingbird
 /// `POST /v1/audio/transcriptions`: OpenAI's multipart upload (`file`, any WAV rate and channel count;
 /// `model` is accepted and ignored, there being one recogniser) answered as `response_format` json,
 /// text, verbose_json, srt or vtt.
+///
+/// An upload holds a place in the admission queue under `queueName` while it is read, decoded and transcribed,
+/// as speech does under its engine's name, so a burst of uploads is refused with 429 rather than decoded at once.
 struct TranscriptionRoute: Sendable {
     let configuration: ServerConfiguration
     let transcriber: TranscriberCache
+    let queue: AdmissionQueue
+
+    /// The admission queue's name for transcriptions.
+    static let queueName = "transcription"
 
     enum Format: String, CaseIterable {
         case json, text, verboseJSON = "verbose_json", srt, vtt
     }
 
     func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let ticket = try queue.admit(Self.queueName)
+        defer { ticket.release() }
         let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes, within: configuration.bodyTimeout)
         let form = try MultipartForm(contentType: request.headers[.contentType], body: Data(buffer: bytes),
                                      maximumParts: configuration.maximumFormParts)
@@ -23,7 +32,7 @@ struct TranscriptionRoute: Sendable {
             throw APIError.invalid("Unknown response_format '\(formatName)'; use \(Format.allCases.map(\.rawValue).joined(separator: ", ")).",
                                    param: "response_format")
         }
-        let audio = try form.audioFile("file", what: "the audio")
+        let audio = try form.audioFile("file", what: "the audio", limits: .file)
         let recogniser = try await transcriber.loaded()
         var transcript: Transcript?
         try await RequestBodyReader.cancellingOnClientExit(request, watchable: watchable) {

@@ -12,10 +12,12 @@ import Hummingbird
 ///
 /// Statuses: 201 made; 400 a bad field (id, clip, transcript, engine that does not clone, an instruction to an
 /// engine without instructions); 404 an unknown
-/// engine or voice, or a model not installed; 409 an id taken without `replace`; 413 a body over the upload limit.
+/// engine or voice, or a model not installed; 409 an id taken without `replace`; 413 a body over the upload limit;
+/// 429 when the engine's queue is full (an upload holds a place in it, as speech does, from its clip's decoding on).
 struct VoiceRoutes: Sendable {
     let configuration: ServerConfiguration
     let engines: EngineCache
+    let queue: AdmissionQueue
 
     func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let (bytes, _) = try await RequestBodyReader.read(request, limit: configuration.maximumUploadBytes, within: configuration.bodyTimeout)
@@ -29,9 +31,6 @@ struct VoiceRoutes: Sendable {
             throw APIError.invalid("The \(engine.id) engine needs the clip's transcript, word for word, as 'transcript'.",
                                    param: "transcript")
         }
-        let clip = try form.audioFile("audio", or: "file", what: "the clip")
-        let voiceClip = VoiceClip(samples: clip.samples, sampleRate: clip.sampleRate,
-                                  transcript: cloning.needsTranscript ? transcript : nil)
         let language = form.text("language").flatMap { $0.isEmpty ? nil : $0 }
         let instruction = form.text("instruction")?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let instruction, !instruction.isEmpty, !engine.capabilities.contains(.instructions) {
@@ -40,6 +39,13 @@ struct VoiceRoutes: Sendable {
                                    + (instructed.isEmpty ? "." : "; engines that do: \(instructed.joined(separator: ", "))."),
                                    param: "instruction")
         }
+        // The clip is judged by the engine's longest clip before it is decoded, and decoded under that bound.
+        let ticket = try queue.admit(engine.id)
+        defer { ticket.release() }
+        let clip = try form.audioFile("audio", or: "file", what: "the clip",
+                                      limits: AudioInputLimits(maximumSeconds: cloning.clipSeconds.upperBound))
+        let voiceClip = VoiceClip(samples: clip.samples, sampleRate: clip.sampleRate,
+                                  transcript: cloning.needsTranscript ? transcript : nil)
         do {
             try voiceClip.check(accepting: cloning.clipSeconds, engine: engine.id)  // before the engine loads
             guard let cloner = try await engines.loaded(engine) as? any VoiceCloning else {

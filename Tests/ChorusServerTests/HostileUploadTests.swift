@@ -1,0 +1,73 @@
+import ChorusAudio
+import ChorusEngines
+@testable import ChorusServer
+import ChorusSpeech
+import ChorusTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Issue 41, items 1, 3 and 5 at the server: uploads judged by their headers and their texts before they are
+/// decoded or kept, counted in the admission queue, and client mistakes answered 4xx.
+@Suite struct HostileUploadTests {
+    private func server(queueLimit: Int = 8, cloner: any VoiceCloning = FakeCloner()) -> SpeechServer {
+        SpeechServer(configuration: ServerConfiguration(port: 0, queueLimit: queueLimit), engines: [
+            served(FakeSynthesizer()),
+            testEngine("cloner", name: "Cloner", sampleRate: 24_000,
+                       cloning: Engine.Cloning(needsTranscript: true, clipSeconds: 1.0...10.0)) { cloner },
+        ], transcriber: { FakeTranscriber() })
+    }
+
+    /// main transcribed 768 kHz FLAC (here four frames; the probe's ten minutes took 2 GB) and answered 200.
+    @Test func aTranscriptionAtARateNoRouteTakesIsA400NamingTheLimit() async throws {
+        let flac = CraftedAudio.constantFLAC(sampleRate: 768_000, declaredFrames: 768_000 * 600, frameCount: 4)
+        try await server().makeApplication().test(.router) { client in
+            let (headers, body) = form([], files: [("file", "talk.flac", flac)])
+            let response = try await client.execute(uri: "/v1/audio/transcriptions", method: .post, headers: headers, body: body)
+            #expect(response.status == .badRequest)
+            let error = try ErrorBody(response.body).error
+            #expect(error.param == "file")
+            #expect(error.message.contains("talk.flac is at 768000 Hz; Chorus reads audio at 8000-192000 Hz"), "\(error.message)")
+        }
+    }
+
+    /// A clip is judged by the engine's longest clip from its header: main decoded this FLAC's two frames
+    /// (2.7 s, though it states 30 s) and made a voice of it, 201.
+    @Test func aClipStatingALengthOverTheEnginesLimitIsRefusedFromItsHeader() async throws {
+        let flac = CraftedAudio.constantFLAC(sampleRate: 48_000, declaredFrames: 48_000 * 30, frameCount: 2)
+        try await server().makeApplication().test(.router) { client in
+            let (headers, body) = form([("id", "x"), ("transcript", "Words.")], files: [("audio", "clip.flac", flac)])
+            let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(response.status == .badRequest)
+            let error = try ErrorBody(response.body).error
+            #expect(error.param == "audio")
+            #expect(error.message.contains("clip.flac holds 30 s of audio; Chorus reads at most 10 s"), "\(error.message)")
+        }
+    }
+
+    /// Uploads hold a place in the admission queue as speech does: with the engine's (or the recogniser's)
+    /// one place taken, an upload is a 429, not decoded beside it (main took both).
+    @Test func uploadsWaitInTheAdmissionQueue() async throws {
+        let server = self.server(queueLimit: 1)
+        let cloning = try server.queue.admit("cloner")
+        let transcribing = try server.queue.admit(TranscriptionRoute.queueName)
+        try await server.makeApplication().test(.router) { client in
+            let (headers, body) = form([("id", "x"), ("transcript", "Words.")],
+                                       files: [("audio", "clip.wav", try stereoClip(seconds: 2, rate: 16_000))])
+            let clone = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(clone.status == .tooManyRequests)
+            let (fileHeaders, fileBody) = form([], files: [("file", "talk.wav", try stereoClip(seconds: 1, rate: 16_000))])
+            let transcription = try await client.execute(uri: "/v1/audio/transcriptions", method: .post,
+                                                         headers: fileHeaders, body: fileBody)
+            #expect(transcription.status == .tooManyRequests)
+            cloning.release()
+            transcribing.release()
+            let again = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(again.status == .created)
+        }
+    }
+
+
+}
