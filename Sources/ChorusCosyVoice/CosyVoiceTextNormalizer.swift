@@ -22,6 +22,11 @@ import ChorusText
 /// that is upstream's own path when neither ttsfrd nor wetext can be imported. Chinese digits then
 /// reach the model as digits; English digits are still spelt out by step 3.
 ///
+/// One departure bounds the model's memory: a sentence longer than `longestSentence` is cut at spaces (code
+/// points for Chinese, and for a word that alone is too long) into parts of at most `maximumLength`, where
+/// upstream keeps it whole; so no piece passes three times `maximumLength`. Upstream's LLM then reads, and sizes its cache for twenty times, however many tokens the sentence
+/// has: 4 KB of "50% " spells out to 3,000 tokens without a sentence mark, and one such request took 2.5 GB.
+///
 /// Where upstream would fail, Chorus goes on: text wetext's tagger has no path for (e.g. English
 /// "#4521"; upstream raises an AssertionError) keeps its unnormalised form; text that normalises to
 /// nothing gives no pieces (upstream raises an IndexError).
@@ -37,6 +42,9 @@ public struct CosyVoiceTextNormalizer: Sendable {
     public static let minimumLength = 60
     /// upstream `merge_len`: a last piece shorter than this joins the one before it.
     public static let mergeLength = 20
+    /// The longest sentence kept whole (upstream keeps any): twice a piece, so a long sentence of prose still
+    /// reads as one.
+    public static let longestSentence = 2 * maximumLength
 
     public init(wetext: WeTextNormalizer?, tokenizer: any TextTokenizer) {
         self.wetext = wetext
@@ -210,6 +218,7 @@ public struct CosyVoiceTextNormalizer: Sendable {
                 start = index + 1
             }
         }
+        sentences = try sentences.flatMap { try fitted($0, language: language, length: length) }
         var pieces: [[Unicode.Scalar]] = []
         var current: [Unicode.Scalar] = []
         for sentence in sentences {
@@ -227,6 +236,47 @@ public struct CosyVoiceTextNormalizer: Sendable {
             }
         }
         return pieces
+    }
+
+    /// `sentence` itself when its length is within `longestSentence`, else cut into parts within `maximumLength`: words (each
+    /// with the spaces after it) packed greedily, and a word that alone is too long, or Chinese, code point by
+    /// code point. Each length measured is of one part and one word, so the work grows with the sentence.
+    static func fitted(_ sentence: [Unicode.Scalar], language: Language,
+                       length: ([Unicode.Scalar]) throws -> Int) throws -> [[Unicode.Scalar]] {
+        guard try length(sentence) > longestSentence else { return [sentence] }
+        var units: [[Unicode.Scalar]] = []
+        if language == .chinese {
+            units = sentence.map { [$0] }
+        } else {
+            var word: [Unicode.Scalar] = []
+            for (index, scalar) in sentence.enumerated() {
+                word.append(scalar)
+                let next = index + 1 < sentence.count ? sentence[index + 1] : nil
+                if scalar == " ", next != " " {
+                    units.append(word)
+                    word = []
+                }
+            }
+            if !word.isEmpty { units.append(word) }
+        }
+        var parts: [[Unicode.Scalar]] = []
+        var current: [Unicode.Scalar] = []
+        func add(_ unit: [Unicode.Scalar]) throws {
+            if !current.isEmpty, try length(current + unit) > maximumLength {
+                parts.append(current)
+                current = []
+            }
+            current += unit
+        }
+        for unit in units {
+            if unit.count > 1, try length(unit) > maximumLength {
+                for scalar in unit { try add([scalar]) }
+            } else {
+                try add(unit)
+            }
+        }
+        if !current.isEmpty { parts.append(current) }
+        return parts
     }
 
     /// upstream `is_only_punctuation`: empty, or only punctuation (P*) and symbols (S*).

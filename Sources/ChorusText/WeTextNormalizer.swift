@@ -57,15 +57,78 @@ public struct WeTextNormalizer: Sendable {
         }
     }
 
-    /// `text` normalised.
+    /// UTF-8 bytes one grammar search reads at most. A search holds every composed state it reaches, about
+    /// 180 per input byte on texts of numbers (and the verbalizer's input is nine times the text), so a
+    /// longer text is normalised in pieces of this size: no search then passes about 80,000 states (5 MB),
+    /// far under `WeightedFST.defaultMaximumSearchStates`, whatever the text's length, and the time grows with
+    /// the length, not faster.
+    public static let pieceBytes = 256
+
+    /// `text` normalised. Text longer than `pieceBytes` goes through the grammars in pieces cut at a
+    /// sentence end where one is near, else at a space, else between two characters that are not both
+    /// digits (`pieces(of:maximumBytes:)`), all in the language of the whole text; shorter text in one go,
+    /// exactly as wetext does.
     public func normalize(_ text: String) throws -> String {
+        var largestSearch = 0
+        return try normalize(text, largestSearch: &largestSearch)
+    }
+
+    /// `normalize(_:)`, setting `largestSearch` to the most composed states one grammar search made: what
+    /// bounds the call's memory, for tests.
+    package func normalize(_ text: String, largestSearch: inout Int) throws -> String {
+        func best(_ fst: WeightedFST, _ text: String) throws -> String {
+            let (bytes, states) = try fst.search(Array(text.utf8))
+            largestSearch = max(largestSearch, states)
+            return PythonStringRules.strip(String(decoding: bytes, as: UTF8.self))
+        }
         let prepared = PythonStringRules.strip(text)
         let language = Self.language(of: prepared)
         guard Self.shouldNormalize(prepared, language: language) else { return prepared }
         let grammar = language == .chinese ? chinese : english
-        let tagged = PythonStringRules.strip(try grammar.tagger.bestOutput(for: prepared))
-        let reordered = try grammar.parser.reorder(tagged)
-        return PythonStringRules.strip(try grammar.verbalizer.bestOutput(for: reordered))
+        var output = ""
+        for (piece, joiner) in Self.pieces(of: prepared, maximumBytes: Self.pieceBytes) {
+            let reordered = try grammar.parser.reorder(try best(grammar.tagger, piece))
+            let normalized = try best(grammar.verbalizer, reordered)
+            if !normalized.isEmpty { output += normalized + joiner }
+        }
+        return PythonStringRules.strip(output)
+    }
+
+    /// `text` cut into pieces of at most `maximumBytes` UTF-8 bytes, each with what joins it to the next
+    /// (" " where whitespace was cut, "" otherwise). A cut goes at the last place in reach that is, in
+    /// order of preference: a space after a sentence mark; a space; after a sentence or clause mark (for
+    /// Chinese, which has no spaces); between two characters that are not both digits; anywhere.
+    static func pieces(of text: String, maximumBytes: Int) -> [(piece: String, joiner: String)] {
+        let scalars = Array(text.unicodeScalars)
+        let marks: Set<Unicode.Scalar> = [".", "!", "?", ";", "。", "！", "？", "；"]
+        let clauseMarks = marks.union(["，", "、", ",", "：", ":"])
+        func isSpace(_ index: Int) -> Bool { scalars[index].properties.isWhitespace }
+        func isDigit(_ index: Int) -> Bool { PythonStringRules.isDigit(scalars[index]) }
+        var pieces: [(piece: String, joiner: String)] = []
+        var start = 0
+        while start < scalars.count {
+            var end = start, bytes = 0
+            while end < scalars.count, bytes + UTF8.width(scalars[end]) <= maximumBytes || end == start {
+                bytes += UTF8.width(scalars[end])
+                end += 1
+            }
+            guard end < scalars.count else {
+                pieces.append((String(String.UnicodeScalarView(scalars[start...])), ""))
+                break
+            }
+            // A cut before `scalars[cut]`, the piece being start..<cut.
+            let reach = (start + 1)...end
+            let cut = reach.last { isSpace($0) && marks.contains(scalars[$0 - 1]) }
+                ?? reach.last { isSpace($0) }
+                ?? reach.last { clauseMarks.contains(scalars[$0 - 1]) }
+                ?? reach.last { !(isDigit($0 - 1) && isDigit($0)) }
+                ?? end
+            var next = cut
+            while next < scalars.count, isSpace(next) { next += 1 }
+            pieces.append((String(String.UnicodeScalarView(scalars[start..<cut])), next > cut ? " " : ""))
+            start = next
+        }
+        return pieces
     }
 
     /// The tagger's output for `text` before reordering, for inspection and tests.

@@ -1,18 +1,32 @@
 extension WeightedFST {
+    /// The composed states a search makes before it gives up (about 60 bytes each, with their arcs).
+    public static let defaultMaximumSearchStates = 2_000_000
+
     /// The output bytes of the cheapest path that reads `input`, as kaldifst's `TextNormalizer` computes
     /// it: compose a linear byte acceptor with this graph, take OpenFst's single shortest path, and
     /// concatenate its non-epsilon output labels.
     ///
     /// Equal-cost paths are broken exactly as OpenFst does, which is what makes the outputs match:
     /// see `BestPathSearch`.
-    public func bestOutput(for input: [UInt8]) throws -> [UInt8] {
-        var search = BestPathSearch(fst: self, input: input)
-        return try search.run()
+    ///
+    /// The search holds every composed state it reaches (about 60 bytes each), so it stops with
+    /// `WeightedFSTError.searchTooLarge` once it has made `maximumStates` of them: memory and time stay
+    /// bounded whatever the input, which a caller keeps short enough never to meet the bound.
+    public func bestOutput(for input: [UInt8], maximumStates: Int = WeightedFST.defaultMaximumSearchStates) throws -> [UInt8] {
+        try search(input, maximumStates: maximumStates).output
+    }
+
+    /// `bestOutput(for:)` and the composed states the search made: the measure of its memory and time.
+    package func search(_ input: [UInt8], maximumStates: Int = WeightedFST.defaultMaximumSearchStates) throws
+        -> (output: [UInt8], states: Int) {
+        var pass = BestPathSearch(fst: self, input: input, maximumStates: maximumStates)
+        let output = try pass.run()
+        return (output, pass.stateCount)
     }
 
     /// `bestOutput(for:)` on the UTF-8 bytes of `text`; the output is decoded as UTF-8.
-    public func bestOutput(for text: String) throws -> String {
-        String(decoding: try bestOutput(for: Array(text.utf8)), as: UTF8.self)
+    public func bestOutput(for text: String, maximumStates: Int = WeightedFST.defaultMaximumSearchStates) throws -> String {
+        String(decoding: try bestOutput(for: Array(text.utf8), maximumStates: maximumStates), as: UTF8.self)
     }
 }
 
@@ -34,6 +48,7 @@ extension WeightedFST {
 struct BestPathSearch {
     let fst: WeightedFST
     let input: [UInt8]
+    let maximumStates: Int
 
     /// Composed state -> (input position, graph state).
     private var positions: [Int32] = []
@@ -46,14 +61,21 @@ struct BestPathSearch {
     /// The graph arc each composed arc came from (its weight and output label).
     private var arcGraphArcs: [Int32] = []
 
-    init(fst: WeightedFST, input: [UInt8]) {
+    init(fst: WeightedFST, input: [UInt8], maximumStates: Int) {
         self.fst = fst
         self.input = input
+        self.maximumStates = maximumStates
     }
 
-    private mutating func stateID(position: Int32, graphState: Int32) -> Int32 {
+    /// Composed states made so far.
+    var stateCount: Int { positions.count }
+
+    private mutating func stateID(position: Int32, graphState: Int32) throws -> Int32 {
         let key = UInt64(UInt32(position)) << 32 | UInt64(UInt32(graphState))
         if let id = ids[key] { return id }
+        guard positions.count < maximumStates else {
+            throw WeightedFSTError.searchTooLarge(path: fst.name, inputBytes: input.count, states: maximumStates)
+        }
         let id = Int32(positions.count)
         ids[key] = id
         positions.append(position)
@@ -68,7 +90,7 @@ struct BestPathSearch {
     }
 
     /// Creates the composed arcs of `state`, in the order composition creates them.
-    private mutating func expand(_ state: Int32) {
+    private mutating func expand(_ state: Int32) throws {
         let position = positions[Int(state)]
         let graphState = Int(graphStates[Int(state)])
         let first = Int(fst.arcStart[graphState]), end = Int(fst.arcStart[graphState + 1])
@@ -77,7 +99,7 @@ struct BestPathSearch {
         if fst.inputLabelSorted {
             var arc = first
             while arc < end, fst.inputLabels[arc] == 0 {
-                addArc(arc, target: stateID(position: position, graphState: fst.targets[arc]))
+                addArc(arc, target: try stateID(position: position, graphState: fst.targets[arc]))
                 arc += 1
             }
             if let byte {
@@ -88,7 +110,7 @@ struct BestPathSearch {
                     if fst.inputLabels[middle] < byte { low = middle + 1 } else { high = middle }
                 }
                 while low < end, fst.inputLabels[low] == byte {
-                    addArc(low, target: stateID(position: position + 1, graphState: fst.targets[low]))
+                    addArc(low, target: try stateID(position: position + 1, graphState: fst.targets[low]))
                     low += 1
                 }
             }
@@ -96,9 +118,9 @@ struct BestPathSearch {
             for arc in first..<end {
                 let label = fst.inputLabels[arc]
                 if label == 0 {
-                    addArc(arc, target: stateID(position: position, graphState: fst.targets[arc]))
+                    addArc(arc, target: try stateID(position: position, graphState: fst.targets[arc]))
                 } else if label == byte {
-                    addArc(arc, target: stateID(position: position + 1, graphState: fst.targets[arc]))
+                    addArc(arc, target: try stateID(position: position + 1, graphState: fst.targets[arc]))
                 }
             }
         }
@@ -112,7 +134,7 @@ struct BestPathSearch {
 
     mutating func run() throws -> [UInt8] {
         guard fst.start >= 0 else { throw WeightedFSTError.noPath(path: fst.name, input: describedInput) }
-        let start = stateID(position: 0, graphState: fst.start)
+        let start = try stateID(position: 0, graphState: fst.start)
 
         // Depth-first search in arc order: postorder, cycles, and which states reach a final state.
         var color: [UInt8] = [1]  // 0 unvisited, 1 on the stack, 2 finished
@@ -120,7 +142,7 @@ struct BestPathSearch {
         var live: [Bool] = [false]
         var postorder: [Int32] = []
         var cyclic = false
-        expand(start)
+        try expand(start)
         cursor[0] = arcFirst[0]
         var stack: [Int32] = [start]
         while let top = stack.last {
@@ -134,7 +156,7 @@ struct BestPathSearch {
                 switch color[Int(target)] {
                 case 0:
                     color[Int(target)] = 1
-                    expand(target)
+                    try expand(target)
                     if cursor.count < positions.count {
                         cursor.append(contentsOf: repeatElement(0, count: positions.count - cursor.count))
                     }

@@ -17,6 +17,8 @@ public enum WeightedFSTError: Error, CustomStringConvertible, Equatable, Sendabl
     /// Composing the input with the graph gave a cycle (an input-epsilon loop), which the one-best
     /// search here does not reproduce.
     case cyclicComposition(path: String)
+    /// The search for an input's best path passed its bound on composed states.
+    case searchTooLarge(path: String, inputBytes: Int, states: Int)
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum WeightedFSTError: Error, CustomStringConvertible, Equatable, Sendabl
             return "the grammar \(path) has no path for the input \(input.debugDescription)"
         case .cyclicComposition(let path):
             return "the grammar \(path) has an input-epsilon cycle, which Chorus's one-best search does not handle"
+        case .searchTooLarge(let path, let bytes, let states):
+            return "the grammar \(path) passed \(states) search states on \(bytes) bytes of input; give shorter text"
         }
     }
 }
