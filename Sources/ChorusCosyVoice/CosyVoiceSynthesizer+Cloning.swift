@@ -21,7 +21,11 @@ extension CosyVoiceSynthesizer: VoiceCloning {
     }
 
     /// Writes `voice` into the voices folder (see `VoiceCatalog`) and lists it; its id must be new unless `replacing`.
+    /// The voice's prompt text is checked first by the rule every request in it meets (`Frontend.promptTokens`).
     public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
+        if let conditioning = voice.conditioning as? CosyVoiceConditioning {
+            _ = try frontend.promptTokens(transcript: conditioning.prompt.text, instruction: conditioning.instruction)
+        }
         catalog.insert(try cloner.write(voice, replacing: replacing))
     }
 
@@ -122,6 +126,7 @@ public final class CosyVoiceCloner: InstructedVoices, @unchecked Sendable {
         guard !instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw CosyVoiceError.invalidVoice(folder: voice.voice.id, problem: "the instruction is empty")
         }
+        try VoiceClip.checkStoredText(instruction, field: "instruction", limit: VoiceClip.maximumInstructionCharacters)
         conditioning.instruction = instruction
         return ClonedVoice(voice: voice.voice, conditioning: conditioning)
     }

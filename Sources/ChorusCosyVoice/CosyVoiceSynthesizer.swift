@@ -332,8 +332,15 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             if voice.text.isEmpty, instruction == nil {
                 throw CosyVoiceError.voiceWithoutTranscript(voice: try self.voice(request.voice).id)
             }
-            return Prompt(voice: voice, text: try frontend.promptTokens(transcript: voice.text, instruction: instruction),
-                          usesPromptSpeech: instruction == nil)
+            let text: [Int]
+            do {
+                text = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
+            } catch SpeechError.voiceTextTooLong(let field, let count, let unit, let limit) {
+                // A voice stored before the limit: refused at once, as an upload would be, not paid for.
+                throw SpeechError.unusableVoice(try self.voice(request.voice).id, engine: engineName,
+                                                problem: "its \(field) is \(count) \(unit), over the \(limit) a voice keeps")
+            }
+            return Prompt(voice: voice, text: text, usesPromptSpeech: instruction == nil)
         case .crossLingual:
             return Prompt(voice: voice, text: [], usesPromptSpeech: false)
         }

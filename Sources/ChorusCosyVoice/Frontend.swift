@@ -1,4 +1,5 @@
 import Foundation
+import ChorusSpeech
 import ChorusText
 
 /// The text front end: upstream's text normalisation and paragraph splitting, the prompt text upstream
@@ -62,8 +63,25 @@ public struct Frontend: Sendable {
     /// Upstream normalises a zero-shot prompt text with `split=False`; since it carries `<|endofprompt|>`,
     /// the markup rule leaves it unchanged, and so does `normalized(_:)` here. `inference_instruct2`
     /// does not normalise the instruction at all.
+    ///
+    /// Throws `SpeechError.voiceTextTooLong` past `maximumPromptTokens`: the LLM reads these ids on every
+    /// request in the voice, so a clone is refused by the same rule before it is kept.
     public func promptTokens(transcript: String, instruction: String?) throws -> [Int] {
-        if let instruction { return try tokenizer.encode(Self.instructionPrompt(instruction)) }
-        return try tokenizer.encode(normalizer.normalized(Self.promptText(transcript: transcript)))
+        try VoiceClip.checkStoredText(transcript, field: "transcript", limit: VoiceClip.maximumTranscriptCharacters)
+        try VoiceClip.checkStoredText(instruction, field: "instruction", limit: VoiceClip.maximumInstructionCharacters)
+        let ids = if let instruction {
+            try tokenizer.encode(Self.instructionPrompt(instruction))
+        } else {
+            try tokenizer.encode(normalizer.normalized(Self.promptText(transcript: transcript)))
+        }
+        guard ids.count <= Self.maximumPromptTokens else {
+            throw SpeechError.voiceTextTooLong(field: instruction == nil ? "transcript" : "instruction", count: ids.count,
+                                               unit: "tokens", limit: Self.maximumPromptTokens)
+        }
+        return ids
     }
+
+    /// The most ids a voice's prompt text (its transcript after the default instruction, or its instruction)
+    /// makes: about what 30 s of speech, the longest clip, says in Chinese, three times what it says in English.
+    public static let maximumPromptTokens = 500
 }

@@ -28,7 +28,9 @@ extension NeuTTSSynthesizer: StoredVoices {
     /// A voice of reference `codes` (NeuCodec, 50 a second) and what they say, in memory.
     public func voice(codes: [Int], transcript: String, id: String, summary: String? = nil) throws -> ClonedVoice {
         let id = try VoiceID.checked(id)
+        try VoiceClip.checkStoredText(transcript, field: "transcript", limit: VoiceClip.maximumTranscriptCharacters)
         let conditioning = try NeuTTSVoice(codes: codes, transcript: transcript)
+        _ = try phonemeBudget(conditioning)  // what every request in the voice checks, refused here once
         let summary = summary ?? String(format: "%d codes (%.1f s)", codes.count, Double(codes.count) / 50)
         return ClonedVoice(voice: Voice(id: id, engine: engineName, language: folder.language, gender: .unknown, summary: summary),
                            conditioning: conditioning)

@@ -131,18 +131,26 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     /// fit; Chorus splits at sentence ends (then clauses, then words) instead, packing sentences up to the
     /// budget. A piece's speech is estimated from the voice's own pace: its codes per phoneme of its transcript.
     public func pieces(of text: String, voice: NeuTTSVoice) throws -> [String] {
-        let reference = try phonemizer.phonemes(for: voice.transcript)
-        let base = try prompt.ids(referencePhonemes: reference, textPhonemes: "", referenceCodes: voice.codes).count
-        let codesPerPhoneme = Double(voice.codes.count) / Double(max(reference.count, 1))
-        // A phoneme costs at most one prompt token, plus its speech.
-        let phonemes = Int(Double(Backbone.context - base) / (1 + codesPerPhoneme * Self.speechMargin))
-        guard phonemes >= 1 else { throw NeuTTSError.promptTooLong(tokens: base, context: Backbone.context) }
+        let phonemes = try phonemeBudget(voice)
         let phonemizer = self.phonemizer
         let measure = SentenceChunker.Measure { piece in
             piece.allSatisfy(\.isWhitespace) ? 0 : (try? phonemizer.phonemes(for: String(piece)).count) ?? Int.max
         }
         return SentenceChunker(maxLength: phonemes, measure: measure, packsSentences: true).split(text)
             .filter { !$0.allSatisfy(\.isWhitespace) }
+    }
+
+    /// The phonemes of text one piece may hold in `voice`: what the backbone's context leaves after the voice's
+    /// reference prompt, at the voice's own pace. Throws `NeuTTSError.promptTooLong` when not one fits, which a
+    /// clone checks before the voice is kept, as speaking does.
+    func phonemeBudget(_ voice: NeuTTSVoice) throws -> Int {
+        let reference = try phonemizer.phonemes(for: voice.transcript)
+        let base = try prompt.ids(referencePhonemes: reference, textPhonemes: "", referenceCodes: voice.codes).count
+        let codesPerPhoneme = Double(voice.codes.count) / Double(max(reference.count, 1))
+        // A phoneme costs at most one prompt token, plus its speech.
+        let phonemes = Int(Double(Backbone.context - base) / (1 + codesPerPhoneme * Self.speechMargin))
+        guard phonemes >= 1 else { throw NeuTTSError.promptTooLong(tokens: base, context: Backbone.context) }
+        return phonemes
     }
 
     /// The audio of `request`, piece by piece (`pieces(of:voice:)`), each piece streamed in upstream's chunks

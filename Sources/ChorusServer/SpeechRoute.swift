@@ -188,6 +188,8 @@ extension APIError {
                 return APIError(.conflict, error.description, param: "id", code: "voice_exists")
             case .unusableClip:
                 return .invalid(error.description, param: "audio", code: "unusable_clip")
+            case .voiceTextTooLong(let field, _, _, _):
+                return .invalid(error.description, param: field, code: "voice_text_too_long")
             case .invalidModelFile, .missingModelOutput, .invalidSetting, .voicesFolderIsAFile, .voiceNotWritten:
                 return .server(error)
             }

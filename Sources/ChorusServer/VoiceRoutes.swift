@@ -39,6 +39,13 @@ struct VoiceRoutes: Sendable {
                                    + (instructed.isEmpty ? "." : "; engines that do: \(instructed.joined(separator: ", "))."),
                                    param: "instruction")
         }
+        do {
+            // Texts a voice keeps are measured before the clip is decoded.
+            try VoiceClip.checkStoredText(transcript, field: "transcript", limit: VoiceClip.maximumTranscriptCharacters)
+            try VoiceClip.checkStoredText(instruction, field: "instruction", limit: VoiceClip.maximumInstructionCharacters)
+        } catch {
+            throw APIError.from(speech: error)
+        }
         // The clip is judged by the engine's longest clip before it is decoded, and decoded under that bound.
         let ticket = try queue.admit(engine.id)
         defer { ticket.release() }

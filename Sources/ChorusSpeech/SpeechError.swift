@@ -36,6 +36,9 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     case voiceNotWritten(String, folder: String, reason: String)
     /// A clip a voice is made from cannot be used (not finite, silent, too short or too long); `problem` says which.
     case unusableClip(problem: String)
+    /// A text a voice would keep (its `field`: "transcript", "instruction") is longer than the engine keeps:
+    /// `count` `unit` (characters or tokens) where `limit` are allowed.
+    case voiceTextTooLong(field: String, count: Int, unit: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -77,6 +80,8 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The voice '\(id)' could not be written in \(folder): \(reason); check the folder's permissions and free space."
         case .unusableClip(let problem):
             return "The clip cannot make a voice: \(problem)."
+        case .voiceTextTooLong(let field, let count, let unit, let limit):
+            return "The voice's \(field) is \(count) \(unit), over the \(limit) a voice keeps; give a shorter one."
         }
     }
 

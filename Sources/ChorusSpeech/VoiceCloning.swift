@@ -37,12 +37,28 @@ public struct VoiceClip: Sendable {
     /// Length in seconds.
     public var duration: Double { sampleRate > 0 ? Double(samples.count) / Double(sampleRate) : 0 }
 
+    /// The longest transcript a voice keeps, in code points: twice what a minute of fast speech says (about
+    /// 15 characters a second), so a true transcript always fits, and a stored text cannot make every request
+    /// in its voice pay for megabytes of prompt.
+    public static let maximumTranscriptCharacters = 2_000
+    /// The longest instruction a voice keeps, in code points (upstream's are a sentence: "请用广东话表达。").
+    public static let maximumInstructionCharacters = 500
+
+    /// Throws `SpeechError.voiceTextTooLong` when `text`, the voice's `field`, has more than `limit` code points.
+    public static func checkStoredText(_ text: String?, field: String, limit: Int) throws {
+        guard let text else { return }
+        let count = text.unicodeScalars.count
+        guard count <= limit else { throw SpeechError.voiceTextTooLong(field: field, count: count, unit: "characters", limit: limit) }
+    }
+
     /// A peak below this (-60 dBFS) is silence: no voice can be heard in it (CosyVoice's extractor's bound).
     public static let silencePeak: Float = 1e-3
 
     /// Throws `SpeechError.unusableClip` when the clip cannot make a voice whatever the engine: a NaN or infinite
-    /// sample, no sound, or a length outside `accepted` (seconds). Engines check this before any model runs.
+    /// sample, no sound, or a length outside `accepted` (seconds); `SpeechError.voiceTextTooLong` for a transcript
+    /// over `maximumTranscriptCharacters`. Engines check this before any model runs.
     public func check(accepting accepted: ClosedRange<Double>, engine: String) throws {
+        try Self.checkStoredText(transcript, field: "transcript", limit: Self.maximumTranscriptCharacters)
         guard sampleRate > 0 else { throw SpeechError.unusableClip(problem: "its sample rate is \(sampleRate) Hz") }
         if let bad = samples.firstIndex(where: { !$0.isFinite }) {
             throw SpeechError.unusableClip(problem: "sample \(bad) is \(samples[bad]), not a number of sound; the file is damaged")

@@ -69,5 +69,39 @@ import Testing
         }
     }
 
+    /// Item 3: a transcript is bounded in code points at upload (main kept 1 MB, and every request in the voice
+    /// paid for it).
+    @Test func aTranscriptOverTheLimitIsA400() async throws {
+        let long = String(repeating: "word ", count: VoiceClip.maximumTranscriptCharacters / 5 + 1)
+        try await server().makeApplication().test(.router) { client in
+            let (headers, body) = form([("id", "x"), ("transcript", long)],
+                                       files: [("audio", "clip.wav", try stereoClip(seconds: 2, rate: 16_000))])
+            let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(response.status == .badRequest)
+            let error = try ErrorBody(response.body).error
+            #expect(error.param == "transcript" && error.code == "voice_text_too_long")
+            // 401 words of 5 characters, the last space trimmed.
+            #expect(error.message == "The voice's transcript is 2004 characters, over the 2000 a voice keeps; give a shorter one.")
+        }
+    }
+
+    /// Item 3: a voice is checked at upload for what speaking in it checks. A long transcript (under the code-point
+    /// limit) passes CosyVoice's prompt bound, and with 25 s of codes overflows NeuTTS's context: main kept both
+    /// voices (201), and every request in them then paid for the transcript or failed.
+    @Test(arguments: ["cosyvoice", "neutts"])
+    func aTranscriptNoRequestCouldSpeakIsRefusedAtUpload(_ id: String) async throws {
+        let (engine, folder) = try CloningEnginesTests.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        let transcript = String(repeating: "Hello there, this is my voice. ", count: 64)  // 1,983 characters
+        try await server.makeApplication().test(.router) { client in
+            let (headers, body) = form([("engine", id), ("id", "wordy"), ("transcript", transcript)],
+                                       files: [("audio", "clip.wav", try CloningEnginesTests.clip(seconds: id == "neutts" ? 25 : 3))])
+            let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            #expect(response.status == .badRequest, "\(String(buffer: response.body))")
+            #expect(try engine.installedVoices().allSatisfy { $0.id != "wordy" })
+        }
+    }
+
 
 }
