@@ -18,8 +18,13 @@ extension ChatterboxSynthesizer: StoredVoices {
             throw ModelError.missingFile(model: "Chatterbox Turbo", path: folder.path(ChatterboxModelFolder.speechEncoder),
                                          remedy: "Run chorus models pull chatterbox.")
         }
-        let conditioning = try await InferenceExecutor.shared.run { [self] in
+        // The decoder's prompt is cut to leave room for speech, and the voice checked as speaking checks it.
+        let capacity = try ChatterboxCapacity(folder: folder)
+        let conditioning = capacity.fitted(try await InferenceExecutor.shared.run { [self] in
             try SpeechEncoder(session: speechEncoder.session()).encode(prepared, sampleRate: ConditionalDecoder.sampleRate)
+        })
+        guard capacity.draws(textIDs: 2, voice: conditioning, longest: 1) >= 1 else {
+            throw ChatterboxError.promptTooLong(tokens: conditioning.conditioningLength + 2, limit: capacity.positions)
         }
         let voice = Voice(id: id, engine: engineName, language: "en", gender: .unknown,
                           summary: String(format: "cloned from a %.1f s clip", clip.duration))

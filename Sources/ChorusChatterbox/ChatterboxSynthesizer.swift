@@ -260,7 +260,9 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
             request, sampleRate: sampleRate, speeds: 1...1,
             setup: { [self] in
                 let (id, voice) = try conditioning(request.voice)
-                return (id: id, voice: voice, stages: try await prepare())
+                let stages = try await prepare()
+                // A voice stored before prompts were fitted at cloning is fitted here the same way.
+                return (id: id, voice: stages.capacity.fitted(voice), stages: stages)
             },
             pieces: { [self] setup in
                 try request.checkCost(units: setup.stages.text.textTokenCount(for: request.text), unit: "tokens")

@@ -59,6 +59,26 @@ public struct ChatterboxCapacity: Sendable, Equatable {
     public func decoderRoom(_ voice: VoiceConditioning) -> Int {
         decoderTokens - voice.audioTokens.count - ConditionalDecoder.silenceTokens
     }
+
+    /// upstream's decoder reference: the clip's first 10 s (`DEC_COND_LEN`), 25 tokens a second.
+    public static let referenceTokens = 250
+
+    /// The most prompt tokens a voice gives the decoder: upstream's 10 s, and never more than half of what the
+    /// decoder holds besides the silence, so speech always has at least the room the prompt takes (on the
+    /// published export 250, all of it; on a decoder of 160 tokens, 78, 3 s).
+    public var promptTokens: Int { min(Self.referenceTokens, (decoderTokens - ConditionalDecoder.silenceTokens) / 2) }
+
+    /// `voice` with its decoder prompt cut to its first `promptTokens` tokens and their mel frames (two a
+    /// token, as upstream's `embed_ref` pairs them), as upstream cuts the reference clip to its first 10 s
+    /// before the decoder sees it; a voice within the bound is returned as it is.
+    public func fitted(_ voice: VoiceConditioning) -> VoiceConditioning {
+        guard voice.audioTokens.count > promptTokens else { return voice }
+        var fitted = voice
+        fitted.audioTokens = Array(voice.audioTokens.prefix(promptTokens))
+        fitted.promptFrames = min(voice.promptFrames, 2 * promptTokens)
+        fitted.speakerFeatures = Array(voice.speakerFeatures.prefix(fitted.promptFrames * VoiceConditioning.melBins))
+        return fitted
+    }
 }
 
 /// Reads the `metadata_props` of an ONNX model file (`ModelProto` field 14, each a `StringStringEntryProto`
