@@ -74,6 +74,10 @@ public final class CosyVoiceCloner: InstructedVoices, @unchecked Sendable {
         let prompt = try await executor.run { [self] in
             try CosyVoiceSynthesizer.encode(clip, transcript: transcript, with: extractor())
         }
+        // A clip the encoders make nothing of (a constant tone: an all-zero speaker embedding) is the clip's fault.
+        if let problem = prompt.valueProblem {
+            throw SpeechError.unusableClip(problem: "the voice made of it is unusable (\(problem)); give a clip of ordinary speech")
+        }
         var summary = String(format: "cloned from a %.1f s clip", clip.duration)
         if transcript == nil { summary += ", no transcript: cross-lingual only" }
         let voice = Voice(id: id, engine: engineName, language: language ?? "und", gender: .unknown, summary: summary)

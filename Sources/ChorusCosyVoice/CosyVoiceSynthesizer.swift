@@ -244,9 +244,17 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     /// The voice folder `id` names (the default voice when `nil`).
     public func voicePrompt(_ id: String?) throws -> VoicePrompt {
+        try storedConditioning(id).prompt
+    }
+
+    /// The prompt and instruction of installed voice `id` (the default when nil), read from its folder together:
+    /// a voice replaced meanwhile is the old or the new one whole, one removed meanwhile is unknown.
+    func storedConditioning(_ id: String?) throws -> (prompt: VoicePrompt, instruction: String?) {
         let voice = try self.voice(id)
-        guard let entry = catalog.entry(voice.id) else { throw SpeechError.unknownVoice(voice.id, engine: engineName, available: voices.map(\.id)) }
-        return try VoicePrompt(contentsOf: entry.folder)
+        guard let entry = catalog.entry(voice.id), let read = try VoiceCatalog.conditioning(at: entry.folder) else {
+            throw SpeechError.unknownVoice(voice.id, engine: engineName, available: voices.map(\.id).filter { $0 != voice.id })
+        }
+        return read
     }
 
     /// The instruction voice `id` (the default voice when `nil`) is spoken with, if it has one (see `VoiceCatalog`).
@@ -258,7 +266,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// or a cloned voice's own.
     func conditioning(of reference: VoiceReference?) throws -> (VoicePrompt, instruction: String?) {
         guard case .cloned(let cloned)? = reference else {
-            return (try voicePrompt(reference?.id), try instruction(ofVoice: reference?.id))
+            return try storedConditioning(reference?.id)
         }
         _ = try voice(reference)
         guard let conditioning = cloned.conditioning as? CosyVoiceConditioning else {

@@ -43,6 +43,14 @@ public enum VoiceCatalog {
     /// The usable voices in `folder` (see `contents(of:)`).
     public static func entries(in folder: URL) -> [Entry] { contents(of: folder).entries }
 
+    /// The prompt and instruction of the voice whose folder is `url`, read together and whole
+    /// (`VoiceStore.readSteady`: never the files of an old voice and a new one); nil when it was removed.
+    static func conditioning(at url: URL) throws -> (prompt: VoicePrompt, instruction: String?)? {
+        try VoiceStore.readSteady(url) {
+            (try VoicePrompt(contentsOf: url), try entry(named: url.lastPathComponent, at: url).instruction)
+        }
+    }
+
     /// The voice in `url`, read from its prompt files and `voice.json`.
     private static func entry(named name: String, at url: URL) throws -> Entry {
         var voice = Voice(id: name, engine: "cosyvoice", language: "zh", gender: .unknown)

@@ -96,8 +96,15 @@ extension APIError {
                  type: "rate_limit_error", code: "queue_full", retryAfter: retryAfter)
     }
 
+    /// The server's own failure, its reason kept but every absolute path in it cut to its last component: a
+    /// client learns what failed, not where the server keeps its files (the log keeps the whole error).
     static func server(_ error: any Error) -> APIError {
-        APIError(.internalServerError, "The server failed: \(error).", type: "server_error")
+        APIError(.internalServerError, "The server failed: \(withoutPaths("\(error)")).", type: "server_error")
+    }
+
+    /// `text` with each absolute path (two components or more) written as `…/` and its last component.
+    static func withoutPaths(_ text: String) -> String {
+        text.replacing(#/\/(?:[^\s\/'"]+\/)+([^\s\/'"]+)/#) { "…/" + $0.output.1 }
     }
 
     /// Any error a route or Hummingbird threw, as the API shows it.

@@ -90,6 +90,10 @@ struct VoiceRoutes: Sendable {
         }
         do {
             try await cloner.removeVoice(id: normalized)
+        } catch SpeechError.unknownVoice {
+            // Another DELETE of the same voice won the race: to this one it is not there.
+            throw APIError(.notFound, "The \(engine.id) engine has no voice '\(VoiceID.excerpt(of: id))'.",
+                           param: "id", code: "voice_not_found")
         } catch {
             throw APIError.from(speech: error)
         }

@@ -63,12 +63,30 @@ public struct VoiceStore: Sendable {
             }
             seen[key] = name
             do {
-                contents.voices.append(try read(name, url))
+                // A folder removed while it was read is not listed (it is gone); one replaced is read again.
+                if let entry = try Self.readSteady(url, { try read(name, url) }) { contents.voices.append(entry) }
             } catch {
                 contents.unusable.append(UnusableVoice(id: name, problem: Self.problem(error)))
             }
         }
         return contents
+    }
+
+    /// `read()` of voice folder `folder`, whole: the folder and its files are stamped (`FolderStamp`: identity,
+    /// size, time of change) before and after, and a read that a replace overlapped is done again, so what is
+    /// read is all one voice's, the old or the new, never files of both. Nil when the folder was removed
+    /// meanwhile. A folder that keeps changing (four reads) is read as the damaged voice it looks like.
+    public static func readSteady<T>(_ folder: URL, _ read: () throws -> T) throws -> T? {
+        var result: Result<T, any Error> = .failure(VoiceStoreError.damaged("it kept changing while it was read"))
+        for _ in 0..<4 {
+            let before = FolderStamp(folder)
+            guard !before.items.isEmpty else { return nil }
+            result = Result { try read() }
+            let after = FolderStamp(folder)
+            guard !after.items.isEmpty else { return nil }
+            if before == after { return try result.get() }
+        }
+        return try result.get()
     }
 
     /// `contents` of a voice whose folder must hold `files`: a folder missing one is unusable ("it is incomplete
@@ -136,6 +154,8 @@ public struct VoiceStore: Sendable {
         }
         let doomed = folder.appendingPathComponent(".\(id).\(UUID().uuidString).removed", isDirectory: true)
         guard rename(destination.path, doomed.path) == 0 else {
+            // Another remover renamed it first: to this one the voice is already gone.
+            if errno == ENOENT { throw SpeechError.unknownVoice(id, engine: engine, available: []) }
             throw SpeechError.voiceNotWritten(id, folder: folder.path, reason: String(cString: strerror(errno)))
         }
         try? FileManager.default.removeItem(at: doomed)

@@ -9,6 +9,29 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+/// A cloner whose voice "taken" is listed but already gone when removed: what the losing DELETE of two meets.
+final class RacedCloner: VoiceCloning {
+    let engineName = "cloner"
+    let sampleRate = 24_000
+    let cloningNeedsTranscript = true
+    let acceptedClipDuration = 1.0...10.0
+    var voices: [Voice] { [Voice(id: "taken", engine: "cloner", language: "en", gender: .unknown)] }
+
+    func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, any Error> {
+        AsyncThrowingStream { $0.finish() }
+    }
+
+    func cloneVoice(from clip: VoiceClip, id: String, language: String?) async throws -> ClonedVoice {
+        ClonedVoice(voice: Voice(id: id, engine: engineName, language: "en", gender: .unknown), conditioning: 0)
+    }
+
+    func register(_ voice: ClonedVoice, replacing: Bool) async throws {}
+
+    func removeVoice(id: String) async throws {
+        throw SpeechError.unknownVoice(id, engine: engineName, available: [])
+    }
+}
+
 /// Issue 41, items 1, 3 and 5 at the server: uploads judged by their headers and their texts before they are
 /// decoded or kept, counted in the admission queue, and client mistakes answered 4xx.
 @Suite struct HostileUploadTests {
@@ -85,6 +108,38 @@ import Testing
         }
     }
 
+    /// Item 5: the losing DELETE of two is told the voice is not there, 404 (main answered 400).
+    @Test func theLosingDeleteOfARaceIsA404() async throws {
+        try await server(cloner: RacedCloner()).makeApplication().test(.router) { client in
+            let response = try await client.execute(uri: "/v1/audio/voices/taken?engine=cloner", method: .delete)
+            #expect(response.status == .notFound)
+            #expect(try ErrorBody(response.body).error.code == "voice_not_found")
+        }
+    }
+
+    /// Item 5: a constant (DC) clip makes CosyVoice's encoders an all-zero speaker embedding. main answered 500 with
+    /// the server's voices folder in the message; it is the clip's fault, a 400 naming no path. The other two
+    /// engines make a voice of it, as they did.
+    @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
+    func aConstantClipIsNeverA500(_ id: String) async throws {
+        let (engine, folder) = try CloningEnginesTests.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        let constant = try WAVWriter.encode([Float](repeating: 0.5, count: 16_000 * (id == "chatterbox" ? 6 : 3)), sampleRate: 16_000)
+        try await server.makeApplication().test(.router) { client in
+            let (headers, body) = form([("engine", id), ("id", "dc"), ("transcript", "Hello there, this is my voice.")],
+                                       files: [("audio", "dc.wav", constant)])
+            let response = try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            let text = String(buffer: response.body)
+            #expect(response.status.code < 500, "\(text)")
+            #expect(!text.contains(folder.path) && !text.contains("/voices/"), "\(text)")
+            if id == "cosyvoice" {
+                #expect(response.status == .badRequest)
+                #expect(try ErrorBody(response.body).error.code == "unusable_clip")
+            }
+        }
+    }
+
     /// Item 3: a voice is checked at upload for what speaking in it checks. A long transcript (under the code-point
     /// limit) passes CosyVoice's prompt bound, and with 25 s of codes overflows NeuTTS's context: main kept both
     /// voices (201), and every request in them then paid for the transcript or failed.
@@ -103,5 +158,10 @@ import Testing
         }
     }
 
-
+    /// No 500 names where the server keeps its files: each absolute path is cut to its last component.
+    @Test func serverErrorsNameNoServerPath() {
+        #expect(APIError.withoutPaths("The voice in /srv/chorus/models/cosyvoice/voices/eve is unusable: x.bin is missing")
+                == "The voice in …/eve is unusable: x.bin is missing")
+        #expect(APIError.withoutPaths("a/b and /one stay") == "a/b and /one stay")
+    }
 }
