@@ -125,6 +125,8 @@ class Server:
 
         def limit():
             resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+            if ADDRESS_SPACE:
+                resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
         self.process = subprocess.Popen(arguments, env=environment, stdout=self.log, stderr=self.log, preexec_fn=limit)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -139,8 +141,8 @@ class Server:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
 
-    def rss_mb(self):
-        value = status_fields(self.process.pid).get("VmRSS", "0 kB")
+    def rss_mb(self, field="VmRSS"):
+        value = status_fields(self.process.pid).get(field, "0 kB")
         return int(value.split()[0]) / 1024
 
     def terminate(self, grace=45):
@@ -556,6 +558,99 @@ def probe_client_mistakes(server):
     return answers, held
 
 
+# ---- issue 41: what a request makes, not what it says -----------------------------------------------------
+
+def crc8(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+    return crc
+
+
+def crc16(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x8005) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def constant_flac(rate, declared, frames, block=65535, value=1000):
+    """A mono 16-bit FLAC whose STREAMINFO states `rate` and `declared` samples, then `frames` frames of `block`
+    samples, each one constant subframe (about 12 bytes a frame): ten minutes at 768 kHz in 100 KB."""
+    info = struct.pack(">HH", block, block) + b"\0" * 6
+    info += struct.pack(">Q", rate << 44 | 15 << 36 | declared) + b"\0" * 16
+    data = bytearray(b"fLaC" + bytes([0x80, 0, 0, 34]) + info)
+    for number in range(frames):
+        if number < 0x80:
+            coded = bytes([number])
+        else:
+            count = 2
+            while number >= 1 << (5 * count + 1):
+                count += 1
+            coded = bytes([(0xFF << (8 - count)) & 0xFF | number >> (6 * (count - 1))])
+            coded += bytes(0x80 | (number >> (6 * k)) & 0x3F for k in range(count - 2, -1, -1))
+        frame = bytes([0xFF, 0xF8, 0x70, 0x08]) + coded + struct.pack(">H", block - 1)
+        frame += bytes([crc8(frame)]) + b"\0" + struct.pack(">h", value)
+        data += frame + struct.pack(">H", crc16(frame))
+    return bytes(data)
+
+
+def probe_audio_bombs(server):
+    """Issue 41, item 1: FLAC of constant frames that states 768 kHz and 600 s (100 KB), and one that states 1 s
+    at 48 kHz but holds 20 minutes, to every cloning engine and the transcription route, two at once."""
+    port, answers = server.port, {}
+    hostile = {"768 kHz, 600 s stated": constant_flac(768000, 768000 * 600, 7032),
+               "48 kHz, 1 s stated, 1,200 s held": constant_flac(48000, 48000, 880)}
+    jobs = []
+    for name, data in hostile.items():
+        for engine in ("cosyvoice", "neutts", "chatterbox"):
+            body, headers = form([("engine", engine), ("id", "bomb"), ("transcript", "Hello there.")], [("audio", "clip.flac", data)])
+            jobs.append((f"{name}: voice for {engine}", "/v1/audio/voices", body, headers))
+        body, headers = form([], [("file", "talk.flac", data)])
+        jobs.append((f"{name}: transcription", "/v1/audio/transcriptions", body, headers))
+    held = True
+    for label, path, body, headers in jobs:
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(request(port, "POST", path, body, keyed(headers), 120)))
+                   for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        statuses = sorted(str(r[0]) for r in results)
+        answers[label] = f"{', '.join(statuses)} in at most {max(r[2] for r in results):.2f} s: " \
+                         + results[0][1][:140].decode(errors="replace")
+        held = held and all(r[0] in (400, 429) for r in results)
+    return answers, held
+
+
+def probe_stored_transcript(server):
+    """Issue 41, item 3: CosyVoice and NeuTTS voices with a 10 KB transcript."""
+    port, answers = server.port, {}
+    for engine in ("cosyvoice", "neutts"):
+        body, headers = form([("engine", engine), ("id", "wordy"), ("transcript", "Hello there. " * 800)],
+                             [("audio", "clip.wav", wav(voiced(3)))])
+        status, reply, seconds = request(port, "POST", "/v1/audio/voices", body, keyed(headers), 120)
+        answers[engine] = f"{status} in {seconds:.2f} s: " + reply[:140].decode(errors="replace")
+    return answers, all(answer.startswith("400") for answer in answers.values())
+
+
+def probe_constant_clip(server):
+    """Issue 41, item 5: a constant (DC) clip to each cloning engine: never a 500, never a server path."""
+    port, answers = server.port, {}
+    for engine in ("cosyvoice", "neutts", "chatterbox"):
+        seconds = 6 if engine == "chatterbox" else 3
+        body, headers = form([("engine", engine), ("id", "dc"), ("transcript", "Hello there.")],
+                             [("audio", "dc.wav", wav([0.5] * (16000 * seconds)))])
+        status, reply, _ = request(port, "POST", "/v1/audio/voices", body, keyed(headers), 120)
+        answers[engine] = f"{status}: " + reply[:160].decode(errors="replace")
+    return answers, all(not a.startswith("5") and "/voices/" not in a for a in answers.values())
+
+
 PROBES = [
     ("key", "1: every spelling of a keyed path without the key", probe_key_spellings, {}),
     ("before-key", "2: key-less WebSockets hold queue places; a big key-less upload", probe_work_before_key, {}),
@@ -573,8 +668,16 @@ PROBES = [
     ("no-read", "5: eight clients that never read (Piper, 4,000 characters)", lambda s: probe_clients_never_read(s, 20),
      {"--write-timeout": 10}),
     ("mistakes", "6: client mistakes", probe_client_mistakes, {}),
+    ("audio-bombs", "41/1: FLAC stating 768 kHz x 600 s, and 1 s holding 1,200 s, two at once on every upload route",
+     probe_audio_bombs, {}),
+] + [(f"numbers-{index}", f"41/2: CosyVoice, {name}", bomb("cosyvoice", "v1", text), {}) for index, (name, text) in enumerate([
+    ('"50% " x 1000', "50% " * 1000), ('"1" x 4000', "1" * 4000), ('"2024-01-02 " x 360', "2024-01-02 " * 360),
+    ("4,000 full-width digits", "\uFF11" * 4000), ('"$1" x 1000', "$1" * 1000), ('"1/2 " x 1000', "1/2 " * 1000)])] + [
+    ("transcript", "41/3: CosyVoice and NeuTTS voices with a 10 KB transcript", probe_stored_transcript, {}),
+    ("dc-clip", "41/5: a constant clip to each cloning engine", probe_constant_clip, {}),
 ]
 SUPPORTED = set()
+ADDRESS_SPACE = 0  # bytes of address space the server may map (--address-space-gb); 0: unlimited
 
 
 def run_probe(binary, models, history, description, attack, options, every_engine=False):
@@ -595,6 +698,7 @@ def run_probe(binary, models, history, description, attack, options, every_engin
     monitor.stop()
     after = health(server.port, 5)
     cpu = (cpu_seconds(server.process.pid) or 0) - (cpu_before or 0)
+    high_water = server.rss_mb("VmHWM")
     alive = server.process.poll() is None
     exit_seconds = server.terminate()
     slowest = max(monitor.health) if monitor.health else None
@@ -602,7 +706,8 @@ def run_probe(binary, models, history, description, attack, options, every_engin
     held = (held and alive and monitor.peak_mb < 2048 and after[0] == 200 and after[1] < 1
             and exit_seconds is not None and exit_seconds <= 35)
     return {"probe": description, "held": held, "observed": observed, "alive after": alive,
-            "baseline MB": round(baseline), "peak MB": round(monitor.peak_mb), "CPU s": round(cpu, 1),
+            "baseline MB": round(baseline), "peak MB": round(monitor.peak_mb), "VmHWM MB": round(high_water),
+            "CPU s": round(cpu, 1),
             "attack s": round(attack_seconds, 1), "slowest /health s": round(slowest, 2) if slowest is not None else None,
             "/health 1 s after": f"{after[0]} in {after[1]:.2f} s" if after[0] else f"no answer in {after[1]:.1f} s",
             "SIGTERM to exit s": round(exit_seconds, 2) if exit_seconds is not None else "killed after 45 s"}
@@ -696,7 +801,11 @@ def main():
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--every-engine", action="store_true",
                         help="before each attack, load all five engines with a short request each")
+    parser.add_argument("--address-space-gb", type=float, default=0,
+                        help="run the server under this address-space limit (RLIMIT_AS), as issue 41's acceptance asks")
     args = parser.parse_args()
+    global ADDRESS_SPACE
+    ADDRESS_SPACE = int(args.address_space_gb * (1 << 30))
     binary = os.path.abspath(args.binary)
     help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
     SUPPORTED.update(option for option in ("--idle-timeout", "--body-timeout", "--write-timeout", "--queue") if option in help_text)
