@@ -11,7 +11,8 @@ Written into OUT (the NeuTTS model folder, `$CHORUS_MODELS/neutts` by default):
                          Runtime's FusedMatMul over the embeddings, not a second copy of them):
                            input_ids int64 [1, S], attention_mask int64 [1, P + S], position_ids int64 [1, S],
                            past_key_values.{i}.key/value float32 [1, KV heads, P, head size]
-                           -> logits float32 [1, S, vocabulary], present.{i}.key/value [1, KV heads, P + S, head size]
+                           -> logits float32 [1, 1, vocabulary] (the last position's: all a generation reads),
+                              present.{i}.key/value [1, KV heads, P + S, head size]
   backbone.onnx.data     the weights, when they pass protobuf's 2 GB (Air: about 3 GB); one file beside the graph
   tokenizer.json, tokenizer_config.json   the checkpoint's, copied
 The weights are exported as float32 whatever the checkpoint stores (bfloat16 included): ONNX Runtime's CPU
@@ -197,7 +198,7 @@ def main():
     check_tokenizer(tokenizer, args.checkpoint)
     model = AutoModelForCausalLM.from_pretrained(args.checkpoint, dtype=torch.float32).eval()
     os.makedirs(args.out, exist_ok=True)
-    path = export_backbone(model, os.path.join(args.out, "backbone.onnx"))
+    path = export_backbone(model, os.path.join(args.out, "backbone.onnx"), last_logits=True)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         source = os.path.join(args.checkpoint, name)
         if os.path.exists(source):

@@ -8,7 +8,8 @@ import ChorusSpeech
 /// (upstream `max_length` 2048 counts the prompt).
 ///
 /// The export is the usual Hugging Face one: `input_ids`, `attention_mask`, `position_ids` and
-/// `past_key_values.{i}.key/value` in, `logits` and `present.{i}.key/value` out. The layer count comes
+/// `past_key_values.{i}.key/value` in, `logits` (every position's, or the last one's) and
+/// `present.{i}.key/value` out. The layer count comes
 /// from the input names, the KV heads and head size from their declared shapes.
 public struct Backbone: SpeechTokenGenerator, Sendable {
     /// One generation: the prompt ids and the seed of its draws.
@@ -33,15 +34,19 @@ public struct Backbone: SpeechTokenGenerator, Sendable {
     /// The token that ends generation.
     public let stopToken: Int
     public var sampling: NeuTTSSampling
+    /// When set, every generation draws exactly this many tokens where the context has room (the stop token
+    /// masked until then): a fixed amount of work for benchmarks, whose random-weight models stop anywhere.
+    public var exactLength: Int?
     public var tokensPerSecond: Int { 50 }
     let pastNames: [String], presentNames: [String]
     let cachePool = KVCachePool()
 
     /// The stage over a loaded backbone `session`; throws naming the file when its interface is not the usual one.
-    public init(session: InferenceSession, stopToken: Int, sampling: NeuTTSSampling = .upstream) throws {
+    public init(session: InferenceSession, stopToken: Int, sampling: NeuTTSSampling = .upstream, exactLength: Int? = nil) throws {
         self.session = session
         self.stopToken = stopToken
         self.sampling = sampling
+        self.exactLength = exactLength
         let path = session.modelPath
         var layers = 0
         while session.input(named: "past_key_values.\(layers).key") != nil { layers += 1 }
@@ -77,10 +82,13 @@ public struct Backbone: SpeechTokenGenerator, Sendable {
 
     /// Generates speech-stage token ids after `request.ids`, without the stop token; `onToken` sees each as drawn.
     public func generate(_ request: Request, onToken: (Int) throws -> Void) throws -> [Int] {
-        let maximum = Self.context - request.ids.count
-        guard maximum > 0 else { throw NeuTTSError.promptTooLong(tokens: request.ids.count, context: Self.context) }
+        let room = Self.context - request.ids.count
+        guard room > 0 else { throw NeuTTSError.promptTooLong(tokens: request.ids.count, context: Self.context) }
+        let maximum = min(room, exactLength ?? room)
+        var steps = sampling.steps(stopToken: stopToken)
+        if let exactLength { steps.insert(SuppressStopTokens(stopToken..<(stopToken + 1), until: exactLength), at: 0) }
         var model = try Decoding(stage: self, prompt: request.ids)
-        var sampler = TokenSampler(sampling.steps(stopToken: stopToken), vocabularySize: 0,
+        var sampler = TokenSampler(steps, vocabularySize: 0,
                                    random: SeededRandom(seed: request.seed), longest: maximum)
         let cache = try KVCache(pool: cachePool, tensorCount: 2 * layers, longest: Self.context)
         return try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: maximum,
@@ -122,10 +130,11 @@ public struct Backbone: SpeechTokenGenerator, Sendable {
                 Tensor((0..<length).map(Int64.init), shape: [1, length]),
             ] + past, outputs: [nil] + cache.targets(length: length))
             try cache.update(Array(outputs.dropFirst()), model: session.modelPath)
-            // The draw reads the last position's row only.
+            // The draw reads the last position's row only; a graph may return that row alone
+            // (scripts/export-neutts-backbone.py's, whose prompt logits would otherwise take S x V floats).
             let all = outputs[0]
             let vocabulary = all.shape.last ?? 0
-            guard all.shape.count == 3, all.shape[1] == length, vocabulary > 0 else {
+            guard all.shape.count == 3, all.shape[1] == length || all.shape[1] == 1, vocabulary > 0 else {
                 throw NeuTTSError.unexpectedModel(path: session.modelPath, reason: "returned logits of shape \(all.shape) for \(length) tokens")
             }
             let row = try Tensor(shape: [vocabulary], of: Float.self) { target in

@@ -19,11 +19,21 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         public var seed: UInt64
         /// Whether `stream` yields upstream's 25-code chunks as tokens arrive (otherwise one chunk a request).
         public var streams: Bool
+        /// Exactly this many speech tokens per piece when set (`Backbone.exactLength`), for benchmarks that
+        /// compare a fixed amount of work; by default the environment's `CHORUS_NEUTTS_SPEECH_TOKENS`, else nil.
+        public var speechTokens: Int?
 
-        public init(sampling: NeuTTSSampling = .upstream, seed: UInt64 = 0, streams: Bool = true) {
+        public init(sampling: NeuTTSSampling = .upstream, seed: UInt64 = 0, streams: Bool = true,
+                    speechTokens: Int? = Configuration.environmentSpeechTokens) {
             self.sampling = sampling
             self.seed = seed
             self.streams = streams
+            self.speechTokens = speechTokens
+        }
+
+        /// `CHORUS_NEUTTS_SPEECH_TOKENS` as a positive count, nil when unset or not one.
+        public static var environmentSpeechTokens: Int? {
+            ProcessInfo.processInfo.environment["CHORUS_NEUTTS_SPEECH_TOKENS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
         }
     }
 
@@ -65,7 +75,8 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
         let tokenizerPath = models.path(NeuTTSModelFolder.tokenizer)
         prompt = try PromptBuilder(tokenizer: BPETokenizer(tokenizerJSON: URL(fileURLWithPath: tokenizerPath)), source: tokenizerPath)
         backbone = try Backbone(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.backbone)),
-                                stopToken: prompt.stopToken, sampling: configuration.sampling)
+                                stopToken: prompt.stopToken, sampling: configuration.sampling,
+                                exactLength: configuration.speechTokens)
         codec = try CodecDecoder(session: InferenceSession(modelPath: models.path(NeuTTSModelFolder.decoder)))
         encoder = LazySession(modelPath: models.path(NeuTTSModelFolder.encoder))
         storedVoices = NeuTTSVoice.cache(of: models.voices, language: models.language)

@@ -83,6 +83,30 @@ import Testing
         #expect(count == 7)
     }
 
+    /// scripts/export-neutts-backbone.py's graph returns the last position's logits only ([1, 1, V]; a real-size
+    /// prompt's would be prompt x V floats, 0.5 GB for Air): the same backbone draws the same tokens.
+    @Test func aBackboneReturningTheLastLogitsOnlyDrawsTheSame() throws {
+        let golden = try TestResources.goldenCase("short")
+        let builder = try TestResources.promptBuilder()
+        let backbone = try Backbone(session: TestResources.session("backbone-last-logits.onnx"), stopToken: builder.stopToken)
+        let tokens = try backbone.generate(.init(ids: golden.promptIds, seed: golden.seed)) { _ in }
+        let expected = golden.generatedIds.last == builder.stopToken ? Array(golden.generatedIds.dropLast()) : golden.generatedIds
+        #expect(tokens == expected)
+    }
+
+    /// The golden short case stops after 51 tokens; an exact length carries it past its stop and ends it there.
+    @Test func anExactLengthDrawsThatManyTokens() throws {
+        let golden = try TestResources.goldenCase("short")
+        let builder = try TestResources.promptBuilder()
+        for length in [20, 130] {
+            let backbone = try Backbone(session: TestResources.session("backbone.onnx"), stopToken: builder.stopToken,
+                                        exactLength: length)
+            let tokens = try backbone.generate(.init(ids: golden.promptIds, seed: golden.seed)) { _ in }
+            #expect(tokens.count == length)
+            #expect(!tokens.contains(builder.stopToken))
+        }
+    }
+
     @Test func decodedAudioEqualsUpstream() throws {
         let codec = try CodecDecoder(session: TestResources.session("decoder.onnx"))
         for name in ["short", "long"] {
