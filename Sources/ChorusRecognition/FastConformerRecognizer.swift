@@ -89,10 +89,17 @@ public struct FastConformerRecognizer: ChunkTranscribing {
         return nil
     }
 
-    /// Audio one call takes: every sample up to the largest bucket's valid frames (`samples / 160`).
+    /// Audio one call takes: every sample up to the largest bucket's valid frames (`samples / 160`), or
+    /// for a free-length encoder up to `longestFreeLengthCall` frames.
     public var maximumChunkSamples: Int? {
-        encoder.maximumFrames.map { ($0 + 1) * Self.hop - 1 }
+        ((encoder.maximumFrames ?? Self.longestFreeLengthCall) + 1) * Self.hop - 1
     }
+
+    /// The most feature frames one call of a free-length encoder is given: 48 s, as the largest bucket
+    /// of the seed's export, so longer audio is cut and merged as it is for buckets. Self-attention
+    /// holds (frames / 8)^2 scores per head, so a whole recording in one call would take memory growing
+    /// with the square of its length.
+    public static let longestFreeLengthCall = 4800
 
     /// What is said in `samples` (16 kHz) of any length. Audio longer than one call is cut as
     /// `ChunkPlanner` plans (at the pauses between `speech` segments where possible) and both heads'

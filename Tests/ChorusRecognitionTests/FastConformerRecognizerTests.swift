@@ -64,10 +64,26 @@ struct PieceIDs: TokenDecoding {
         let folder = ToneSentence.resources.appendingPathComponent("fastconformer_dynamic")
         let recognizer = try FastConformerRecognizer(folder: folder)
         #expect(recognizer.encoder.buckets == nil)
-        #expect(recognizer.maximumChunkSamples == nil)
         #expect(try await recognizer.recognize(try Self.clip()).text == (try ToneSentence.golden()).text)
         let story = speakStory(try ToneSentence.golden())
         #expect(try await recognizer.transcribe(story + story) == [String](repeating: (try ToneSentence.golden()).story_text, count: 2).joined(separator: " "))
+    }
+
+    /// A free-length encoder is still given at most 48 s a call (its attention grows with the square of
+    /// the length: a real-size model on an hour in one call would not fit in memory), and longer audio
+    /// is cut and merged as with buckets.
+    @Test func aDynamicExportIsGivenAtMost48SecondsACall() async throws {
+        let folder = ToneSentence.resources.appendingPathComponent("fastconformer_dynamic")
+        let recognizer = try FastConformerRecognizer(folder: folder)
+        let limit = try #require(recognizer.maximumChunkSamples)
+        #expect(limit == 4801 * 160 - 1)
+        let golden = try ToneSentence.golden()
+        let story = speakStory(golden)
+        let audio = story + story + story + story  // 59 s
+        #expect(audio.count > limit)
+        let whole = try await recognizer.recognize(audio)
+        #expect(whole.text == [String](repeating: golden.story_text, count: 4).joined(separator: " "))
+        #expect(whole.tokens == [[Int]](repeating: golden.story_ids, count: 4).flatMap { $0 })
     }
 
     @Test func theLimitIsTheLargestBucket() throws {
