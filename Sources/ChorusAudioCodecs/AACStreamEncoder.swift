@@ -33,6 +33,8 @@ public final class AACStreamEncoder: @unchecked Sendable {
             resampler = try StreamingResampler(inputRate: sampleRate, outputRate: outputRate)
         }
         rateIndex = UInt8(Self.adtsRates.firstIndex(of: outputRate)!)
+        // libavcodec logs its encoder's statistics to standard error at close; Chorus reports failures itself.
+        av_log_set_level(AV_LOG_ERROR)
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_AAC), let context = avcodec_alloc_context3(codec),
               let frame = av_frame_alloc(), let packet = av_packet_alloc() else {
             throw AudioCodecError.encoderFailed(.aac, "libavcodec has no AAC encoder")
@@ -138,6 +140,6 @@ public final class AACStreamEncoder: @unchecked Sendable {
     private static func describe(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(status, &buffer, buffer.count)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

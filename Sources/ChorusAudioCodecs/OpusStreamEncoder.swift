@@ -3,8 +3,9 @@ import Foundation
 
 /// Mono Ogg Opus made piece by piece with libopusenc (Debian's libopusenc, over libopus): the Ogg headers
 /// first, then a page each time libopusenc closes one. Opus runs at 48 kHz; libopusenc resamples the
-/// engine's rate itself and records it as the input rate. Pages are closed at least every 100 ms
-/// (libopusenc's default waits a second), so a streamed response plays soon after the first words.
+/// engine's rate itself and records it as the input rate. Pages are closed at least every 100 ms and
+/// audio is held back at most 100 ms (libopusenc's defaults hold 2 s and wait a second), so a streamed
+/// response plays soon after the first words.
 public final class OpusStreamEncoder: @unchecked Sendable {
     // @unchecked: libopusenc's state is used by one synthesis task at a time, never concurrently.
     private var encoder: OpaquePointer?
@@ -29,6 +30,7 @@ public final class OpusStreamEncoder: @unchecked Sendable {
             throw AudioCodecError.encoderFailed(.opus, "libopusenc refused mono at \(sampleRate) Hz (\(Self.describe(status)))")
         }
         guard chorus_ope_set_bitrate(encoder, Int32(bitRate)) == OPE_OK,
+              chorus_ope_set_decision_delay(encoder, 4_800) == OPE_OK,
               chorus_ope_set_muxing_delay(encoder, 4_800) == OPE_OK else {
             throw AudioCodecError.encoderFailed(.opus, "libopusenc refused \(bitRate) bit/s or a 100 ms page")
         }
