@@ -7,7 +7,8 @@
 
 Starts `chorus serve --api-key ...` on a free loopback port, then with `openai.OpenAI(base_url=...)`:
 streams speech to a WAV file with `audio.speech.with_streaming_response.create` and checks it is a
-playable WAV of the expected length; asks for pcm, mp3 and flac; checks that OpenAI's voice alloy is answered
+playable WAV of the expected length; asks for pcm, mp3, flac, opus and aac (decoded by ffmpeg) and for WAV and
+FLAC sent whole (their stated length); checks that OpenAI's voice alloy is answered
 and names the voice that spoke, and that an unknown voice raises the SDK's BadRequestError with the server's message; transcribes the WAV with `audio.transcriptions.create`
 when the server has a recogniser (else prints the server's 404 reason). Prints one line per check
 and exits non-zero if one fails.
@@ -84,6 +85,36 @@ def main() -> int:
               and 0.8 < len(mp3) / 8_000 / seconds < 1.25, f"{len(mp3)} bytes, {len(mp3) / 8_000:.2f} s at 64 kbit/s")
         flac = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="flac").content
         check("flac starts with its stream marker", flac[:4] == b"fLaC", f"{len(flac)} bytes")
+
+        # Sent whole ("stream": false, Kokoro-FastAPI's field), WAV and FLAC state their real length.
+        whole = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="wav",
+                                           extra_body={"stream": False}).content
+        whole_path = out.with_name("whole.wav")
+        whole_path.write_bytes(whole)
+        with wave.open(str(whole_path), "rb") as audio:
+            stated, actual = audio.getnframes(), len(audio.readframes(10**9)) // 2
+            whole_rate = audio.getframerate()
+        check("a WAV sent whole states its real length (Python's wave)", stated == actual and 0 < actual,
+              f"{stated} frames stated, {actual} read, {actual / whole_rate:.2f} s")
+        whole_flac = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format="flac",
+                                                extra_body={"stream": False}).content
+        info = int.from_bytes(whole_flac[18:26], "big")
+        total, flac_rate = info & (2**36 - 1), info >> 44
+        check("a FLAC sent whole states its total samples and an MD5", whole_flac[:4] == b"fLaC" and total > 0
+              and whole_flac[26:42] != bytes(16), f"{total} samples at {flac_rate} Hz, {total / max(flac_rate, 1):.2f} s")
+
+        # opus and aac, decoded by ffmpeg (Debian's) to 16-bit at 24 kHz, against the whole WAV's length.
+        for response_format in ["opus", "aac"]:
+            data = client.audio.speech.create(model=args.engine, voice=voice, input=text, response_format=response_format).content
+            decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", "pipe:0", "-f", "s16le", "-ac", "1", "-ar", "24000", "pipe:1"],
+                                     input=data, capture_output=True)
+            decoded_seconds = len(decoded.stdout) / 48_000
+            reference = actual / whole_rate
+            # The engine's own run-to-run variation (Piper's noise) and AAC's 1,024-sample priming allow 5% and 0.1 s.
+            check(f"{response_format} decodes with ffmpeg to the WAV's length", decoded.returncode == 0
+                  and abs(decoded_seconds - reference) <= 0.05 * reference + 0.1,
+                  f"{len(data)} bytes, {decoded_seconds:.3f} s decoded against {reference:.3f} s"
+                  + (f"; ffmpeg: {decoded.stderr.decode()[:200]}" if decoded.returncode else ""))
 
         with client.audio.speech.with_streaming_response.create(
                 model="tts-1", voice="alloy", input="Hi there.", response_format="pcm") as response:

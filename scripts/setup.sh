@@ -75,7 +75,8 @@ fetch_wheel() { # package version file sha
 is_complete() { [ -f "$1/.complete" ] && [ "$(cat "$1/.complete")" = "$2" ]; }
 
 # --- 1. system packages ---------------------------------------------------------------
-apt_packages=(libespeak-ng-dev espeak-ng-data libasound2-dev libmp3lame-dev libflac-dev libmpg123-dev unzip curl ca-certificates
+apt_packages=(libespeak-ng-dev espeak-ng-data libasound2-dev libmp3lame-dev libflac-dev libmpg123-dev libopusenc-dev libavcodec-dev
+              libopusfile-dev unzip curl ca-certificates
               sox libsox-fmt-mp3)  # sox: the tests decode Chorus's MP3 and FLAC with a decoder not its own
 missing=()
 for p in "${apt_packages[@]}"; do

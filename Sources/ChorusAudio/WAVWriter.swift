@@ -8,7 +8,8 @@ public enum WAVSampleFormat: Sendable, Equatable, CaseIterable {
     /// 32-bit IEEE float (format tag 3), lossless for model output.
     case float32
 
-    var bitsPerSample: Int { self == .pcm16 ? 16 : 32 }
+    /// Bits each sample takes on disk.
+    public var bitsPerSample: Int { self == .pcm16 ? 16 : 32 }
     var formatTag: UInt16 { self == .pcm16 ? 1 : 3 }
 }
 

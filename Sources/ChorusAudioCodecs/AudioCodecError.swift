@@ -6,7 +6,7 @@ public enum AudioCodecError: Error, Equatable, CustomStringConvertible, Sendable
     case damaged(path: String, format: AudioFileKind, reason: String)
     /// A file that decoded to no samples at all.
     case noAudio(path: String, format: AudioFileKind)
-    /// LAME or libFLAC failed while encoding.
+    /// LAME, libFLAC, libopusenc or libavcodec failed while encoding.
     case encoderFailed(AudioEncoding, String)
 
     public var description: String {

@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve OpenAI-compatible speech (POST /v1/audio/speech) from the local engines.",
         discussion: """
             The web playground is at / (speak, history, cloning, transcription). Routes: POST /v1/audio/speech \
-            (model = engine id, input, voice, speed, response_format wav, pcm, mp3 or flac, stream_format audio or sse), \
+            (model = engine id, input, voice, speed, response_format wav, pcm, mp3, flac, opus or aac, stream false for a whole file, stream_format audio or sse), \
             GET /v1/models, GET|POST /v1/audio/voices, POST /v1/audio/transcriptions, GET /health, GET /metrics. \
             Engines load on first use. Stop with Ctrl-C or SIGTERM: requests in flight finish first.
 

@@ -26,7 +26,7 @@ struct SpeakCommand: AsyncParsableCommand {
 
     @OptionGroup var input: TextInput
 
-    @Option(name: .shortAndLong, help: "The audio file to write (.wav, .mp3, .flac or .pcm, or --format); - writes to standard output as the audio is made.")
+    @Option(name: .shortAndLong, help: "The audio file to write (.wav, .mp3, .flac, .opus, .aac or .pcm, or --format); - writes to standard output as the audio is made.")
     var output: String?
 
     @OptionGroup var engineOptions: EngineOptions
@@ -70,7 +70,7 @@ struct SpeakCommand: AsyncParsableCommand {
         }
         let text = try input.read()
         guard let output else {
-            throw ValidationError("No output file. Add -o FILE.wav (or .mp3, .flac), or --stream to play it.")
+            throw ValidationError("No output file. Add -o FILE.wav (or .mp3, .flac, .opus, .aac), or --stream to play it.")
         }
         let destination = URL(fileURLWithPath: output)  // checked writable at the start of run()
 

@@ -18,34 +18,43 @@ enum SpokenAudioOutput {
             let suffix = URL(fileURLWithPath: output).pathExtension
             if !suffix.isEmpty {
                 guard let named = AudioEncoding(fileExtension: suffix) else {
-                    throw ValidationError("Cannot tell how to write \(output): chorus writes .wav, .mp3, .flac and .pcm files; "
-                                          + "rename it or add --format wav|mp3|flac|pcm.")
+                    throw ValidationError("Cannot tell how to write \(output): chorus writes .wav, .mp3, .flac, .opus, .aac and .pcm files; "
+                                          + "rename it or add --format wav|mp3|flac|opus|aac|pcm.")
                 }
                 encoding = named
             }
         }
-        if sampleFormat == .float32, encoding == .mp3 || encoding == .flac {
+        if sampleFormat == .float32, encoding != .wav, encoding != .pcm {
             throw ValidationError("--sample-format float32 applies to WAV and PCM; \(encoding.rawValue) is written from 16-bit samples, so leave it out.")
         }
         return encoding
     }
 }
 
-/// Samples to bytes in one encoding, chunk by chunk, onto a file handle: MP3 and FLAC frames through
-/// `AudioStreamEncoder` as each is complete, WAV (open-ended sizes, for a pipe) and raw PCM in the sample format asked for.
+/// Samples to bytes in one encoding, chunk by chunk, onto a file handle: MP3, FLAC, Opus and AAC frames through
+/// `AudioStreamEncoder` as each is complete, WAV and raw PCM in the sample format asked for. WAV and FLAC
+/// headers go out with the length unknown; when the handle is a regular file (a staged file, or standard
+/// output sent to one), `finish` goes back and writes the real length, so readers see the true duration.
 struct EncodedAudioWriter: Sendable {
     let handle: FileHandle
     private var encoder: AudioStreamEncoder?
     private let sampleFormat: WAVSampleFormat
+    private let sampleRate: Int
+    private let encoding: AudioEncoding
     private var headerPending: Data?
+    /// Where the first byte went, when the handle is a regular file that can be written back into.
+    private let start: off_t?
     /// Frames written so far.
     private(set) var frameCount = 0
 
     init(handle: FileHandle, encoding: AudioEncoding, sampleRate: Int, sampleFormat: WAVSampleFormat) throws {
         self.handle = handle
         self.sampleFormat = sampleFormat
+        self.sampleRate = sampleRate
+        self.encoding = encoding
+        start = Self.rewritableStart(of: handle.fileDescriptor)
         switch encoding {
-        case .mp3, .flac:
+        case .mp3, .flac, .opus, .aac:
             encoder = try AudioStreamEncoder(encoding: encoding, sampleRate: sampleRate)
         case .wav:
             headerPending = try WAVWriter.header(sampleRate: sampleRate, channels: 1, format: sampleFormat, dataBytes: Int(UInt32.max))
@@ -66,12 +75,37 @@ struct EncodedAudioWriter: Sendable {
         frameCount += samples.count
     }
 
-    /// The encoder's last frames (or a WAV header when no audio came).
+    /// The encoder's last frames (or a WAV header when no audio came), then the real length into the header
+    /// where the handle allows.
     mutating func finish() throws {
         var bytes = headerPending ?? Data()
         headerPending = nil
         if encoder != nil { bytes.append(try encoder!.finish()) }
         if !bytes.isEmpty { try handle.write(contentsOf: bytes) }
+        guard let start else { return }
+        let header: (offset: Int, bytes: Data)?
+        if encoding == .wav {
+            let dataBytes = frameCount * sampleFormat.bitsPerSample / 8
+            header = dataBytes <= Int(UInt32.max) - 36
+                ? (0, try WAVWriter.header(sampleRate: sampleRate, channels: 1, format: sampleFormat, dataBytes: dataBytes)) : nil
+        } else {
+            header = try encoder?.completedHeader()
+        }
+        guard let header else { return }
+        let written = header.bytes.withUnsafeBytes { pwrite(handle.fileDescriptor, $0.baseAddress, $0.count, start + off_t(header.offset)) }
+        guard written == header.bytes.count else {
+            throw AudioFileError.writeFailed(path: "the output", reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// The current offset of `descriptor` when it is a regular file opened without O_APPEND (where pwrite
+    /// writes where it is told); nil for pipes, terminals and devices, whose start cannot be written again.
+    private static func rewritableStart(of descriptor: Int32) -> off_t? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fcntl(descriptor, F_GETFL) & O_APPEND == 0 else { return nil }
+        let offset = lseek(descriptor, 0, SEEK_CUR)
+        return offset >= 0 ? offset : nil
     }
 }
 

@@ -125,13 +125,13 @@ struct StreamingSpeech {
         case "-":
             switch encoding {
             case .wav, .pcm: return PCMStreamSink(container: encoding == .wav ? .wav : .raw, sampleFormat: sampleFormat.format)
-            case .mp3, .flac: return EncodedAudioSink(.standardOutput, encoding: encoding, sampleFormat: sampleFormat.format)
+            case .mp3, .flac, .opus, .aac: return EncodedAudioSink(.standardOutput, encoding: encoding, sampleFormat: sampleFormat.format)
             }
         case let path?:
             let url = URL(fileURLWithPath: path)  // SpeakCommand.run checked it writable before anything else
             switch encoding {
             case .wav: return WAVFileSink(url: url, sampleFormat: sampleFormat.format, policy: outputPolicy)
-            case .pcm, .mp3, .flac: return EncodedAudioSink(.file(url, outputPolicy), encoding: encoding, sampleFormat: sampleFormat.format)
+            case .pcm, .mp3, .flac, .opus, .aac: return EncodedAudioSink(.file(url, outputPolicy), encoding: encoding, sampleFormat: sampleFormat.format)
             }
         }
     }

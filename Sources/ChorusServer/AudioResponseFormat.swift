@@ -11,19 +11,12 @@ extension AudioEncoding {
     /// OpenAI's rate for `pcm`, which clients assume.
     public static let pcmSampleRate = 24_000
 
-    /// Formats OpenAI offers that need an encoder this server does not link.
-    static let unserved: Set<String> = ["opus", "aac"]
-
     /// The format `name` asks for (wav when nil), or a 400 naming the served ones.
     static func parse(_ name: String?) throws -> AudioResponseFormat {
         guard let name else { return .wav }
         if let format = AudioResponseFormat(rawValue: name.lowercased()) { return format }
         let names = allCases.map(\.rawValue)
         let served = names.dropLast().joined(separator: ", ") + " or " + names.last!
-        if unserved.contains(name.lowercased()) {
-            throw APIError.invalid("This server streams \(served), not \(name); ask for response_format \(served).",
-                                   param: "response_format", code: "unsupported_format")
-        }
         throw APIError.invalid("Unknown response_format '\(name)'; use \(served).", param: "response_format")
     }
 

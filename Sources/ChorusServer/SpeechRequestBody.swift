@@ -9,9 +9,12 @@ struct SpeechRequestBody: Decodable, Sendable {
     var speed: Double?
     var responseFormat: String?
     var streamFormat: String?
+    /// Kokoro-FastAPI's field: false sends the audio whole, its header stating the real length (WAV's sizes,
+    /// FLAC's total samples and MD5), with a Content-Length; true or absent streams it as it is made.
+    var stream: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case model, input, voice, speed
+        case model, input, voice, speed, stream
         case responseFormat = "response_format"
         case streamFormat = "stream_format"
     }
@@ -73,6 +76,9 @@ struct SpeechRequestBody: Decodable, Sendable {
         guard let streamFormat else { return .audio }
         guard let format = StreamFormat(rawValue: streamFormat.lowercased()) else {
             throw APIError.invalid("Unknown stream_format '\(streamFormat)'; use audio or sse.", param: "stream_format")
+        }
+        if format == .sse, stream == false {
+            throw APIError.invalid("stream_format sse sends the audio as it is made, and stream is false; leave one out.", param: "stream")
         }
         return format
     }

@@ -31,8 +31,9 @@ struct SpeechRoute: Sendable {
         let (id, reason) = try await voiceID(body.voice, of: choice)
         let (synthesizer, voice) = try await engines.loaded(engine, language: Self.readingLanguage(choice), voice: id)
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
+        let whole = body.stream == false
         let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
-                                       encoder: encoder, ticket: ticket, metrics: metrics)
+                                       encoder: encoder, whole: whole, ticket: ticket, metrics: metrics)
         // The first piece decides the status: an engine that refuses the text still gets a JSON error.
         let first: Data?
         do {
@@ -48,6 +49,7 @@ struct SpeechRoute: Sendable {
         headers[HTTPField.Name("X-Sample-Rate")!] = String(encoder.outputRate)
         headers[.contentType] = streamFormat == .sse ? "text/event-stream" : format.contentType
         if streamFormat == .sse { headers[.cacheControl] = "no-cache" }
+        if whole { headers[.contentLength] = String(first?.count ?? 0) }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             // Watches the client's side of the connection while the audio goes out: when it closes, the
             // write loop is cancelled, which ends `pieces` and cancels its synthesis task.
@@ -97,7 +99,8 @@ extension SpeechRoute {
 }
 
 /// The encoded audio of one request, made by a task of its own and read by the route: first by the
-/// handler (the first piece), then by the response writer, one after the other, never at once.
+/// handler (the first piece), then by the response writer, one after the other, never at once. Sent whole,
+/// it is one piece whose header states the real length.
 final class AudioPieces: @unchecked Sendable {
     private var iterator: AsyncThrowingStream<Data, any Error>.AsyncIterator
 
@@ -108,22 +111,33 @@ final class AudioPieces: @unchecked Sendable {
     /// Starts synthesising `request`; the task ends, and gives the queue place back, when the audio is
     /// done, fails, or the pieces are dropped unread.
     static func start(_ synthesizer: any SpeechSynthesizer, _ request: SynthesisRequest,
-                      encoder: AudioStreamEncoder, ticket: AdmissionTicket, metrics: ServerMetrics) -> AudioPieces {
+                      encoder: AudioStreamEncoder, whole: Bool = false, ticket: AdmissionTicket,
+                      metrics: ServerMetrics) -> AudioPieces {
         let (stream, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
         let task = Task {
             defer { ticket.release() }
             var encoder = encoder
             let start = ContinuousClock.now
             var samples = 0
+            var gathered = Data()
+            func send(_ data: Data) {
+                if whole { gathered.append(data) } else { continuation.yield(data) }
+            }
             do {
                 for try await chunk in synthesizer.stream(request) {
                     try Task.checkCancellation()
                     if samples == 0 { metrics.recordFirstAudio(engine: ticket.engine, seconds: seconds(since: start)) }
                     samples += chunk.samples.count
-                    continuation.yield(try encoder.encode(chunk.samples))
+                    send(try encoder.encode(chunk.samples))
                 }
                 try Task.checkCancellation()
-                continuation.yield(try encoder.finish())
+                send(try encoder.finish())
+                if whole {
+                    if let header = try encoder.completedHeader() {
+                        gathered.replaceSubrange(header.offset..<header.offset + header.bytes.count, with: header.bytes)
+                    }
+                    continuation.yield(gathered)
+                }
                 continuation.finish()
                 metrics.recordRealTimeFactor(engine: ticket.engine, synthesisSeconds: seconds(since: start),
                                              audioSeconds: Double(samples) / Double(synthesizer.sampleRate))

@@ -203,6 +203,6 @@ func leftOnlyMP3(_ left: [Float], rate: Int) throws -> Data {
         #expect(AudioEncoding(fileExtension: "MP3") == .mp3)
         #expect(AudioEncoding(fileExtension: "flac") == .flac)
         #expect(AudioEncoding(fileExtension: "wav") == .wav)
-        #expect(AudioEncoding(fileExtension: "ogg") == nil)
+        #expect(AudioEncoding(fileExtension: "m4a") == nil)
     }
 }
