@@ -19,6 +19,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
     case voiceTooLong(tokens: Int, limit: Int)
     /// The language model's first logits were all -inf, so no speech token can be drawn.
     case noFiniteLogit
+    /// An environment variable of the engine holds a value it cannot use.
+    case invalidSetting(variable: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum ChatterboxError: Error, Equatable, CustomStringConvertible, Localize
             "The voice's prompt is \(tokens) speech tokens, leaving no room for speech within the \(limit) the decoder takes at once; add the voice again from a shorter clip (5-10 s)."
         case .noFiniteLogit:
             "The language model scored every speech token -inf at the first draw; the graph or its weights are damaged: pull the model again (chorus models pull chatterbox)."
+        case .invalidSetting(let variable, let value, let expected):
+            "\(variable) is '\(value)'; set it to \(expected), or unset it."
         }
     }
 
@@ -49,7 +53,7 @@ extension ChatterboxError: CallerMistake {
     public var isCallersMistake: Bool {
         switch self {
         case .clipTooShort, .clipTooLong, .promptTooLong, .voiceTooLong: true
-        case .unexpectedModel, .tokenizerConvention, .invalidVoice, .noFiniteLogit: false
+        case .unexpectedModel, .tokenizerConvention, .invalidVoice, .noFiniteLogit, .invalidSetting: false
         }
     }
 }

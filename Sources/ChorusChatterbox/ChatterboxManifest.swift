@@ -24,16 +24,21 @@ extension ChatterboxSynthesizer {
     public static let graphs = ["speech_encoder", "embed_tokens", "language_model", "conditional_decoder"]
 
     /// Chatterbox Turbo at `variant` (`<models>/chatterbox-<variant>`): the four ONNX graphs of the
-    /// export's `onnx/` folder with their external `.onnx_data` weights, stored under the plain names
-    /// (`language_model.onnx`), and the GPT-2 tokenizer. Written from the reference notes: Hugging
-    /// Face was not reachable, so no size or hash is recorded (the hub's `X-Linked-Etag` gives each
-    /// large file's SHA-256 when it is pulled).
+    /// export's `onnx/` folder, each stored under the plain name the engine opens (`language_model.onnx`)
+    /// with its weights under their own name (`language_model_q4f16.onnx_data`), and the GPT-2 tokenizer.
+    /// The weights keep the export's name because each graph records where its weights are by that name and
+    /// ONNX Runtime reads them from there. Written from the reference notes: Hugging Face was not reachable,
+    /// so no size or hash is recorded (the hub's `X-Linked-Etag` gives each large file's SHA-256 when it is
+    /// pulled).
     public static func manifest(_ variant: Variant) -> ModelManifest {
         let repo = "ResembleAI/chatterbox-turbo-ONNX"
         let files = graphs.flatMap { graph in
-            [".onnx", ".onnx_data"].map { ext in
-                ModelManifest.File(graph + ext, from: .huggingFace(repo: repo, revision: "main", path: "onnx/\(graph)\(variant.suffix)\(ext)"))
-            }
+            let exported = "onnx/\(graph)\(variant.suffix)"
+            return [
+                ModelManifest.File(graph + ".onnx", from: .huggingFace(repo: repo, revision: "main", path: exported + ".onnx")),
+                ModelManifest.File(graph + variant.suffix + ".onnx_data",
+                                   from: .huggingFace(repo: repo, revision: "main", path: exported + ".onnx_data")),
+            ]
         }
         let tokenizer = ["tokenizer.json", "tokenizer_config.json"].map {
             ModelManifest.File($0, from: .huggingFace(repo: repo, revision: "main", path: $0))

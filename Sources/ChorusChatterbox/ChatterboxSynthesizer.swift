@@ -42,6 +42,25 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
             self.chunkCacheLimit = chunkCacheLimit
             self.maximumNewTokens = maximumNewTokens
         }
+
+        /// The environment variable that sets `maximumNewTokens` for the engines the command line and the
+        /// server make: a whole number from 0 to upstream's 1,000. For measurements that must draw the same
+        /// number of speech tokens as another implementation (bench/realsize/chatterbox.py, on a model that
+        /// never draws the stop token); a real model stops where its speech ends, well within upstream's limit.
+        public static let maximumNewTokensVariable = "CHORUS_CHATTERBOX_MAX_NEW_TOKENS"
+
+        /// The defaults, with `maximumNewTokens` from `maximumNewTokensVariable` when `environment` sets it;
+        /// throws `ChatterboxError.invalidSetting` naming the variable for any other value.
+        public init(environment: [String: String]) throws {
+            self.init()
+            guard let text = environment[Self.maximumNewTokensVariable] else { return }
+            guard let count = Int(text.trimmingCharacters(in: .whitespaces)), (0...LanguageModel.maximumNewTokens).contains(count)
+            else {
+                throw ChatterboxError.invalidSetting(variable: Self.maximumNewTokensVariable, value: text,
+                                                     expected: "a whole number from 0 to \(LanguageModel.maximumNewTokens)")
+            }
+            maximumNewTokens = count
+        }
     }
 
     /// The loaded stages.

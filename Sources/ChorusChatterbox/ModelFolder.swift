@@ -4,7 +4,8 @@ import Foundation
 
 /// A Chatterbox Turbo model folder (`<models>/chatterbox-<variant>`): the export's four graphs under their
 /// plain names (`speech_encoder.onnx`, `embed_tokens.onnx`, `language_model.onnx`, `conditional_decoder.onnx`,
-/// each with its `.onnx_data` when the weights are external) and the tokenizer files; voices in `voices/`.
+/// each with its weights in the `.onnx_data` file the graph names when they are external: the export's name,
+/// `language_model_q4f16.onnx_data`) and the tokenizer files; voices in `voices/`.
 /// The speech encoder is needed only to add a voice from a clip.
 public struct ChatterboxModelFolder: Sendable {
     public static let speechEncoder = "speech_encoder.onnx"

@@ -89,6 +89,9 @@ extension Engine {
         installedVoices: { model in try ChatterboxSynthesizer.installedVoices(folder: model) },
         unusableVoices: { model in ChatterboxSynthesizer.unusableVoices(folder: model) }
     ) { options in
-        try await InferenceExecutor.shared.run { try ChatterboxSynthesizer(folder: options.model) }
+        try await InferenceExecutor.shared.run {
+            try ChatterboxSynthesizer(folder: options.model,
+                                      configuration: .init(environment: ProcessInfo.processInfo.environment))
+        }
     }
 }

@@ -168,14 +168,27 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
 
     /// This engine reading `model` wherever it would read its default model (a server or a test serving a model
     /// folder of its own).
-    public func using(model: URL) -> Engine {
+    public func using(model: URL) -> Engine { using(model: model, as: nil) }
+
+    /// `using(model:)`, named as `variant` when given: the engine id is the model's name (`chatterbox:q4f16`)
+    /// and its voices say so, so every surface tells it from the default model's engine.
+    private func using(model: URL, as variant: ModelCatalog.Entry?) -> Engine {
         let (voiceLister, unusableVoiceLister, loader) = (voiceLister, unusableVoiceLister, loader)
+        let id = variant?.name ?? self.id
+        let relabel: @Sendable ([Voice]) -> [Voice] = { voices in
+            voices.map { voice in
+                var voice = voice
+                voice.engine = id
+                return voice
+            }
+        }
         var cloner: (@Sendable (URL?) async throws -> any VoiceCloner)?
         if let clonerLoader { cloner = { try await clonerLoader($0 ?? model) } }
-        return Engine(id: id, name: name, sampleRate: sampleRate, capabilities: capabilities, cloning: cloning,
-                      models: models, modelVariant: modelVariant, modelDescription: modelDescription,
+        return Engine(id: id, name: variant.map { "\(name) (\($0.name.split(separator: ":").last ?? ""))" } ?? name,
+                      sampleRate: sampleRate, capabilities: capabilities, cloning: cloning,
+                      models: variant.map { [$0] } ?? models, modelVariant: modelVariant, modelDescription: modelDescription,
                       defaultModel: { model },
-                      installedVoices: { try voiceLister($0 ?? model) },
+                      installedVoices: { relabel(try voiceLister($0 ?? model)) },
                       unusableVoices: { unusableVoiceLister($0 ?? model) },
                       voicesDeclareLanguage: voicesDeclareLanguage,
                       cloner: cloner,
@@ -205,8 +218,25 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
 extension Engine {
     private static let registry = Locked<[Engine]>(builtIn)
 
-    /// Every engine: the built-in ones, the default first, then those registered, in order.
-    public static var all: [Engine] { registry.withLock { $0 } }
+    /// The built-in engines, the default first, then those registered, in order: each once, without its variants.
+    public static var registered: [Engine] { registry.withLock { $0 } }
+
+    /// Every engine: the built-in ones, the default first, then those registered, in order, each followed by its
+    /// other listed models installed in the process's model store (`all(in:)`).
+    public static var all: [Engine] { all(in: .current) }
+
+    /// Every engine, each followed by its other listed models that are installed in `store` (marked complete),
+    /// as engines of their own named by the model (`chatterbox:q4f16`, reading `<store>/chatterbox-q4f16`), so a
+    /// pulled variant is chosen by name wherever an engine is: `--engine`, `chorus voices`, `/v1/models`, a
+    /// request's `model`, the playground.
+    public static func all(in store: ModelStore) -> [Engine] {
+        registered.flatMap { engine in
+            [engine] + engine.models.dropFirst().compactMap { entry in
+                let folder = store.folder(for: entry.manifest)
+                return entry.manifest.isMarkedComplete(folder) ? engine.using(model: folder, as: entry) : nil
+            }
+        }
+    }
 
     /// Adds `engine` to `all`, so the command line, `chorus models`, the server and the playground offer
     /// it; throws when its id is taken or is not a plain lower-case name.

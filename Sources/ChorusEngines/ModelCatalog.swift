@@ -29,7 +29,7 @@ public enum ModelCatalog {
     public static let defaults = ["kokoro", "piper", "silero-vad", "wetext"]
 
     /// Every model `list` shows: each engine's, in the engines' order, then the shared ones.
-    public static var listed: [Entry] { Engine.all.flatMap(\.models) + shared }
+    public static var listed: [Entry] { Engine.registered.flatMap(\.models) + shared }
 
     /// What `name` stands for: a listed name, or `engine:variant` for an engine whose variants cannot be
     /// listed (`piper:en_US-lessac-medium`); throws a sentence naming the names otherwise.
@@ -37,7 +37,7 @@ public enum ModelCatalog {
         let entries = listed
         if let entry = entries.first(where: { $0.name == name.lowercased() }) { return entry.manifest }
         let parts = name.split(separator: ":", maxSplits: 1).map(String.init)
-        if parts.count == 2, let engine = Engine.all.first(where: { $0.id == parts[0].lowercased() }) {
+        if parts.count == 2, let engine = Engine.registered.first(where: { $0.id == parts[0].lowercased() }) {
             if let variant = engine.modelVariant { return try variant(parts[1]) }
             let variants = engine.models.map(\.name)
             throw ModelError.invalidName(name, expected: "one of \(variants.joined(separator: ", "))")

@@ -144,6 +144,20 @@ import Testing
         #expect(!again.isEmpty)
     }
 
+    /// CHORUS_CHATTERBOX_MAX_NEW_TOKENS sets upstream's max_gen_len for the engines the command line and the server
+    /// make (the real-size bench draws a fixed count with it); anything but 0...1000 is refused naming the variable.
+    @Test func maximumNewTokensComeFromTheEnvironment() throws {
+        let variable = ChatterboxSynthesizer.Configuration.maximumNewTokensVariable
+        #expect(try ChatterboxSynthesizer.Configuration(environment: [:]).maximumNewTokens == LanguageModel.maximumNewTokens)
+        #expect(try ChatterboxSynthesizer.Configuration(environment: [variable: "99"]).maximumNewTokens == 99)
+        #expect(try ChatterboxSynthesizer.Configuration(environment: [variable: "0"]).maximumNewTokens == 0)
+        for value in ["-1", "1001", "ten", ""] {
+            #expect(throws: ChatterboxError.invalidSetting(variable: variable, value: value, expected: "a whole number from 0 to 1000")) {
+                try ChatterboxSynthesizer.Configuration(environment: [variable: value])
+            }
+        }
+    }
+
     @Test func badInputIsRefused() async throws {
         let folder = try Self.modelFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -104,4 +104,30 @@ import Testing
         print("Chatterbox float16 engine: \(pieces.count) chunks, max |difference| from upstream \(difference)")
         #expect(difference < Self.audioTolerance)
     }
+
+    /// A variant folder as `chorus models pull chatterbox:fp16` lays it out: each file of the manifest under the
+    /// manifest's name. The export's variant graphs name their weights by the variant's own file
+    /// (`language_model_fp16.onnx_data`) and ONNX Runtime looks for them by that name, so the folder has to keep
+    /// it (issue 39: the pull stored every variant's weights as `language_model.onnx_data`, and no variant loaded).
+    @Test func engineSpeaksFromAVariantFolderAsThePullLaysItOut() async throws {
+        let golden = try TestResources.decoded("fp16-chunked.json", as: TestResources.Chunked.self)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chatterbox-pulled-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("voices"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestResources.voice, to: folder.appendingPathComponent("voices/eve"))
+        // The generated float16 graphs stand in for the export's: the language model's weights external, the other
+        // graphs' inside them (so their .onnx_data, and the speech encoder, are not there).
+        for name in ChatterboxSynthesizer.manifest(.fp16).files.compactMap(\.names.first) {
+            guard let source = [TestResources.modelFP16External, TestResources.modelFP16].map({ $0.appendingPathComponent(name) })
+                .first(where: { FileManager.default.fileExists(atPath: $0.path) }) else { continue }
+            try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(name))
+        }
+        let engine = try ChatterboxSynthesizer(
+            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50, maximumNewTokens: 100))
+        var pieces: [AudioChunk] = []
+        for try await chunk in engine.stream(SynthesisRequest(text: golden.text)) { pieces.append(chunk) }
+        #expect(pieces.map(\.samples.count) == golden.chunks.map(\.samples))
+        let difference = TestResources.maximumDifference(pieces.flatMap(\.samples), try TestResources.floats("fp16-chunked.f32"))
+        #expect(difference < Self.audioTolerance)
+    }
 }

@@ -10,6 +10,9 @@ enum TestResources {
     static var model: URL { root.appendingPathComponent("model", isDirectory: true) }
     /// The same graphs converted to float16 (scripts/testdata/chatterbox/make_fp16.py).
     static var modelFP16: URL { root.appendingPathComponent("model-fp16", isDirectory: true) }
+    /// model-fp16's language model with its weights in `language_model_fp16.onnx_data`, the location the export's
+    /// float16 graph names (scripts/testdata/chatterbox/make_external.py).
+    static var modelFP16External: URL { root.appendingPathComponent("model-fp16-external", isDirectory: true) }
     static var plain: URL { root.appendingPathComponent("plain", isDirectory: true) }
     static var voice: URL { root.appendingPathComponent("voice", isDirectory: true) }
     static var golden: URL { root.appendingPathComponent("golden", isDirectory: true) }

@@ -1,6 +1,7 @@
 import ChorusAudio
 import ChorusAudioCodecs
 import ChorusEngines
+import ChorusModels
 @testable import ChorusServer
 import ChorusSpeech
 import ChorusTesting
@@ -139,6 +140,37 @@ import Testing
             let deleted = try await client.execute(uri: "/v1/audio/voices/nova-\(id)?engine=\(id)", method: .delete)
             #expect(deleted.status == .noContent)
             #expect(try engine.installedVoices().allSatisfy { $0.id != "nova-\(id)" })
+        }
+    }
+
+    /// Issue 39, item 6: a pulled variant (`chorus models pull chatterbox:q4f16`, installed as
+    /// `<models>/chatterbox-q4f16`) is an engine of its own by that name in `Engine.all(in:)`, so the server lists
+    /// it in /v1/models, clones into it, lists its voices and speaks with it by name (main at 490e177 offered only
+    /// `chatterbox`, which reads `chatterbox-fp32`).
+    @Test func aPulledVariantIsServedByItsName() async throws {
+        let store = ModelStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("chorus-variants-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: store.root) }
+        let (_, model) = try Self.engine(try Engine.named("chatterbox"))
+        try FileManager.default.createDirectory(at: store.root, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: model, to: store.folder(named: "chatterbox-q4f16"))
+        try Data().write(to: store.folder(named: "chatterbox-q4f16").appendingPathComponent(ModelManifest.completionMarker))
+        let engines = Engine.all(in: store).filter { $0.id.hasPrefix("chatterbox") }
+        #expect(engines.map(\.id) == ["chatterbox", "chatterbox:q4f16"])
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: engines)
+        try await server.makeApplication().test(.router) { client in
+            let models = try await client.execute(uri: "/v1/models", method: .get)
+            #expect(String(buffer: models.body).contains("\"chatterbox:q4f16\""), "\(String(buffer: models.body))")
+            #expect(String(buffer: models.body).contains("Chatterbox Turbo (q4f16)"))
+            let made = try await Self.clone(client, engine: engines[1], id: "nova", seconds: 6)
+            #expect(made.status == .created, "\(String(buffer: made.body))")
+            #expect(FileManager.default.fileExists(atPath: store.folder(named: "chatterbox-q4f16").appendingPathComponent("voices/nova").path))
+            let listed = try await client.execute(uri: "/v1/audio/voices?engine=chatterbox:q4f16", method: .get)
+            #expect(String(buffer: listed.body).contains("\"nova\""), "\(String(buffer: listed.body))")
+            let spoken = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                  body: jsonBody(["model": "chatterbox:q4f16", "voice": "nova", "input": "Hello there.",
+                                                                  "response_format": "pcm"]))
+            #expect(spoken.status == .ok, "\(String(buffer: spoken.body))")
+            #expect(spoken.body.readableBytes > 0)
         }
     }
 

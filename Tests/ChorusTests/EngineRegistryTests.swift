@@ -74,10 +74,33 @@ import Testing
         #expect(throws: ModelError.self) { try ModelCatalog.manifest(named: "nothing") }
     }
 
-    @Test func chatterboxVariantsKeepPlainNamesAndFetchTheirSuffixedGraphs() throws {
+    /// Issue 39, item 6: each installed variant (marked complete) follows its engine in `Engine.all(in:)` as an
+    /// engine named by the model, reading its folder; a variant not installed, or half pulled, is not there.
+    @Test func installedVariantsAreEnginesNamedByTheirModel() throws {
+        let store = ModelStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("chorus-registry-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: store.root) }
+        for id in ["chatterbox-q4f16", "chatterbox-fp16"] {
+            try FileManager.default.createDirectory(at: store.folder(named: id), withIntermediateDirectories: true)
+        }
+        try Data().write(to: store.folder(named: "chatterbox-q4f16").appendingPathComponent(ModelManifest.completionMarker))
+        let ids = Engine.all(in: store).map(\.id)
+        #expect(ids == Engine.all(in: ModelStore(root: store.root.appendingPathComponent("none"))).map(\.id).flatMap {
+            $0 == "chatterbox" ? ["chatterbox", "chatterbox:q4f16"] : [$0]
+        })
+        let variant = try #require(Engine.all(in: store).first { $0.id == "chatterbox:q4f16" })
+        #expect(variant.name == "Chatterbox Turbo (q4f16)")
+        #expect(variant.defaultModel == store.folder(named: "chatterbox-q4f16"))
+        #expect(variant.models.map(\.name) == ["chatterbox:q4f16"])
+        #expect(variant.capabilities == Engine.chatterbox.capabilities)
+    }
+
+    @Test func chatterboxVariantsKeepPlainGraphNamesAndTheirWeightsNames() throws {
         let manifest = try ModelCatalog.manifest(named: "chatterbox:q4f16")
         #expect(manifest.id == "chatterbox-q4f16" && manifest.isDownloadable)
-        let model = manifest.files.first { $0.names == ["language_model.onnx_data"] }
+        #expect(manifest.files.first { $0.names == ["language_model.onnx"] }?.remote.first?.displayName
+            == "hf:ResembleAI/chatterbox-turbo-ONNX@main/onnx/language_model_q4f16.onnx")
+        // The graph names its weights' file by the export's name, so that name is kept (issue 39).
+        let model = manifest.files.first { $0.names == ["language_model_q4f16.onnx_data"] }
         #expect(model?.remote == [.huggingFace(repo: "ResembleAI/chatterbox-turbo-ONNX", revision: "main",
                                                path: "onnx/language_model_q4f16.onnx_data")])
         #expect(ChatterboxSynthesizer.manifest(.fp32).files.first?.remote.first?.displayName
