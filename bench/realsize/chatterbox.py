@@ -160,6 +160,10 @@ def first_audio(args, variant):
 def upstream_worker(checkpoint, clip, text, tokens, threads):
     """One process: load, conditionals from the clip, generate drawing `tokens`; prints one JSON object."""
     import functools
+    # This file is chatterbox.py and its folder is first on the path: without it there, `chatterbox` is upstream's.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.modules.pop("chatterbox", None)
     import torch
     torch.set_num_threads(threads)
     from chatterbox.tts_turbo import ChatterboxTurboTTS
