@@ -74,7 +74,7 @@ import Testing
         (["model": "fake", "input": "   "], 400, "input", nil),
         (["model": "fake"], 400, "input", nil),
         (["model": "fake", "input": "Hi.", "speed": 3.0], 400, "speed", nil),
-        (["model": "fake", "input": "Hi.", "response_format": "aac"], 400, "response_format", "unsupported_format"),
+        (["model": "fake", "input": "Hi.", "response_format": "m4a"], 400, "response_format", nil),
         (["model": "fake", "input": "Hi.", "response_format": "ogg"], 400, "response_format", nil),
         (["model": "fake", "input": "Hi.", "stream_format": "websocket"], 400, "stream_format", nil),
         (["model": "fake", "input": 42], 400, "input", nil),
