@@ -59,16 +59,7 @@ public struct WAVFile: Sendable, Equatable {
 
     /// Reads and decodes the WAV file at `url`.
     public static func read(contentsOf url: URL) throws -> WAVFile {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
-            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
-        } catch {
-            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
-        }
+        let data = try AudioFileBytes.mapped(url, options: .mappedIfSafe)
         return try decode(data, path: url.path)
     }
 
@@ -104,16 +95,7 @@ public struct WAVFile: Sendable, Equatable {
     public static func readMono(
         contentsOf url: URL, limits: AudioInputLimits = .file
     ) throws -> (samples: [Float], sampleRate: Int) {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
-            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
-        }
+        let data = try AudioFileBytes.mapped(url)
         return try data.withUnsafeBytes { try decodeMono($0, path: url.path, limits: limits) }
     }
 

@@ -23,16 +23,7 @@ public enum AudioFileReader {
     public static func readMono(
         contentsOf url: URL, limits: AudioInputLimits
     ) throws -> (samples: [Float], sampleRate: Int) {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
-            throw AudioFileError.cannotRead(path: url.path, reason: "it is a folder, not a file")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw AudioFileError.cannotRead(path: url.path, reason: AudioFileError.reason(for: error))
-        }
+        let data = try AudioFileBytes.mapped(url)
         return try decodeMono(data, path: url.path, limits: limits)
     }
 
