@@ -23,6 +23,8 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
     case clipSilent(peak: Float)
     /// A model returned a tensor of an unexpected shape.
     case unexpectedOutput(model: String, name: String, shape: [Int], expected: String)
+    /// `CHORUS_COSYVOICE_SPEECH_TOKENS` holds something other than a token count.
+    case invalidSpeechTokens(value: String)
 
     public var description: String {
         switch self {
@@ -50,6 +52,9 @@ public enum CosyVoiceError: Error, Equatable, CustomStringConvertible, Sendable 
             return "The clip is silent (peak \(peak)); record or pick a clip with speech in it."
         case .unexpectedOutput(let model, let name, let shape, let expected):
             return "\(model) returned '\(name)' with shape \(shape), expected \(expected)."
+        case .invalidSpeechTokens(let value):
+            return "\(CosyVoiceSynthesizer.Configuration.speechTokensVariable)='\(value)' is not a token count; "
+                + "set it to a whole number from 1 to \(CosyVoiceSynthesizer.Configuration.speechTokenRange.upperBound), or unset it."
         }
     }
 }
@@ -60,7 +65,7 @@ extension CosyVoiceError: CallerMistake {
     public var isCallersMistake: Bool {
         switch self {
         case .emptyTranscript, .voiceWithoutTranscript, .clipTooShort, .clipTooLong, .clipNotFinite, .clipSilent: true
-        case .unexpectedSignature, .unusableAttentionMask, .invalidVoice, .unexpectedOutput: false
+        case .unexpectedSignature, .unusableAttentionMask, .invalidVoice, .unexpectedOutput, .invalidSpeechTokens: false
         }
     }
 }

@@ -34,11 +34,20 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         public var textNormalization: TextNormalization
         /// The threads every model run of the engine goes to.
         public var executor: InferenceExecutor
+        /// Exactly this many speech tokens per piece when set (every stop id masked until then), else upstream's
+        /// limits from the text's length. For benchmarks: random-weight stand-ins of the real sizes stop
+        /// anywhere, and two runtimes timed side by side must generate alike. `init(folder:configuration:)`
+        /// takes it from `speechTokensVariable` when this is nil.
+        public var speechTokens: Int?
+
+        /// The environment variable `init(folder:configuration:)` reads `speechTokens` from, a positive whole number.
+        public static let speechTokensVariable = "CHORUS_COSYVOICE_SPEECH_TOKENS"
 
         public init(sampling: Sampling = .upstream, samplingSeed: UInt64 = 0, noiseSeed: UInt64 = 0,
                     sessionOptions: SessionOptions = SessionOptions(allowSpinning: false, usesMemoryArena: false),
                     overlapsStages: Bool = false, textNormalization: TextNormalization = .automatic,
-                    executor: InferenceExecutor = .shared) {
+                    executor: InferenceExecutor = .shared, speechTokens: Int? = nil) {
+            self.speechTokens = speechTokens
             self.sampling = sampling
             self.samplingSeed = samplingSeed
             self.noiseSeed = noiseSeed
@@ -126,8 +135,14 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     }
 
     /// Loads the model folder `folder` (the default one when nil) with the voices in its `voices` sub-folder.
+    /// `configuration.speechTokens`, when nil, comes from `Configuration.speechTokensVariable` in the environment;
+    /// a value there that is not a whole number from 1 to 100,000 is an error.
     public convenience init(folder: URL? = nil, configuration: Configuration = Configuration()) throws {
         let folder = folder ?? Self.defaultFolder
+        var configuration = configuration
+        if configuration.speechTokens == nil {
+            configuration.speechTokens = try Configuration.speechTokens(in: ProcessInfo.processInfo.environment)
+        }
         try self.init(models: ModelFolder(url: folder), voicesFolder: Self.voicesFolder(of: folder), configuration: configuration)
     }
 
@@ -174,7 +189,8 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The LLM request for these ids with the engine's sampling and seed.
     func request(promptText: [Int], text: [Int], promptSpeech: [Int]) -> LanguageModel.Request {
         LanguageModel.Request(promptText: promptText, text: text, promptSpeech: promptSpeech,
-                              sampling: configuration.sampling, seed: configuration.samplingSeed)
+                              sampling: configuration.sampling, seed: configuration.samplingSeed,
+                              length: configuration.speechTokens)
     }
 
     /// Speaks token ids `text` in `voice` as upstream streaming does (see `TokenHopSchedule`), calling
@@ -386,5 +402,19 @@ struct ModeSpeaker: SpeechSynthesizer {
 
     func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         engine.stream(request, mode: mode)
+    }
+}
+
+extension CosyVoiceSynthesizer.Configuration {
+    /// The token counts `speechTokens` may force: at most 4,000 s of speech.
+    public static let speechTokenRange = 1...100_000
+
+    /// The count `speechTokensVariable` names in `environment`, nil when it is unset or empty.
+    public static func speechTokens(in environment: [String: String]) throws -> Int? {
+        guard let value = environment[speechTokensVariable], !value.isEmpty else { return nil }
+        guard let count = Int(value), speechTokenRange.contains(count) else {
+            throw CosyVoiceError.invalidSpeechTokens(value: value)
+        }
+        return count
     }
 }

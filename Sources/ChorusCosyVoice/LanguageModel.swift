@@ -55,16 +55,21 @@ public struct LanguageModel: Sendable {
     /// buffers sized for the longest utterance the limits allow (ChorusGeneration's `KVCache`), the
     /// attention mask is a view of a row of ones one element longer each step, and the sampling steps
     /// work in buffers made once per utterance.
+    ///
+    /// `length`, when given, is the exact number of tokens drawn: every stop id is masked until then and
+    /// generation ends there (see `CosyVoiceSynthesizer.Configuration.speechTokens`); nil keeps upstream's
+    /// limits from the text's length.
     @discardableResult
     public func generate(
-        promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream,
+        promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream, length: Int? = nil,
         random: inout SeededRandom, onToken: (Int) throws -> Void = { _ in }
     ) throws -> [Int] {
-        let limits = Self.lengthLimits(textCount: text.count)
+        let limits = length.map { $0...$0 } ?? Self.lengthLimits(textCount: text.count)
         let input = try inputEmbeddings(promptText: promptText, text: text, promptSpeech: promptSpeech)
         var model = try Decoding(stage: self, input: input, longest: input.shape[1] + limits.upperBound)
-        var sampler = TokenSampler(sampling.steps(minimumLength: limits.lowerBound), vocabularySize: 0,
-                                   random: random, longest: limits.upperBound)
+        var steps = sampling.steps(minimumLength: limits.lowerBound)
+        if let length { steps.insert(SuppressStopTokens(Self.stopTokens, until: length), at: 0) }
+        var sampler = TokenSampler(steps, vocabularySize: 0, random: random, longest: limits.upperBound)
         let cache = try KVCache(pool: cachePool, tensorCount: 1, longest: model.longest)
         defer { random = sampler.random }
         return try DecodeLoop.run(&model, sampler: &sampler, cache: cache, maximumLength: limits.upperBound,
@@ -184,13 +189,17 @@ extension LanguageModel: SpeechTokenGenerator {
         public var promptSpeech: [Int]
         public var sampling: Sampling
         public var seed: UInt64
+        /// Exactly this many tokens when set (see `generate`'s `length`).
+        public var length: Int?
 
-        public init(promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream, seed: UInt64 = 0) {
+        public init(promptText: [Int], text: [Int], promptSpeech: [Int], sampling: Sampling = .upstream, seed: UInt64 = 0,
+                    length: Int? = nil) {
             self.promptText = promptText
             self.text = text
             self.promptSpeech = promptSpeech
             self.sampling = sampling
             self.seed = seed
+            self.length = length
         }
     }
 
@@ -201,7 +210,7 @@ extension LanguageModel: SpeechTokenGenerator {
     public func generate(_ request: Request, onToken: (Int) throws -> Void) throws -> [Int] {
         var random = SeededRandom(seed: request.seed)
         return try generate(promptText: request.promptText, text: request.text, promptSpeech: request.promptSpeech,
-                            sampling: request.sampling, random: &random, onToken: onToken)
+                            sampling: request.sampling, length: request.length, random: &random, onToken: onToken)
     }
 }
 

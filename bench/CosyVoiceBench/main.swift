@@ -115,7 +115,7 @@ func residentBytes() -> Int {
     #endif
 }
 
-/// `--decode-steps N`: N greedy decode steps (no EOS is drawn on the test models), resident memory
+/// `--decode-steps N`: exactly N greedy decode steps (stop ids masked: `generate`'s `length`), resident memory
 /// every 250 steps, against the KV cache's own growth.
 func measureMemory(steps: Int) throws {
     let model = URL(fileURLWithPath: try option("--model"))
@@ -128,7 +128,7 @@ func measureMemory(steps: Int) throws {
     var samples: [(step: Int, bytes: Int)] = [(0, residentBytes())]
     var count = 0
     try llm.generate(promptText: input.promptTextTokens, text: Array(text.prefix(steps / 20)),
-                     promptSpeech: voice.speechTokens, sampling: .greedy, random: &random) { _ in
+                     promptSpeech: voice.speechTokens, sampling: .greedy, length: steps, random: &random) { _ in
         count += 1
         if count % 250 == 0 { samples.append((count, residentBytes())) }
     }
