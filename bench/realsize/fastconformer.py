@@ -142,14 +142,16 @@ def folder_mb(folder):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", required=True, help="the real-size CHORUS_MODELS root (DIR/models)")
-    parser.add_argument("--chorus", required=True, help="the chorus binary (release build)")
+    parser.add_argument("--models", help="the real-size CHORUS_MODELS root (DIR/models)")
+    parser.add_argument("--chorus", help="the chorus binary (release build)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--upstream-child", nargs=2, metavar=("NEMO", "CLIP"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.upstream_child:
         upstream_child(*args.upstream_child, args.repeats)
         return
+    if not args.models or not args.chorus:
+        parser.error("--models and --chorus are required")
 
     models = os.path.abspath(args.models)
     nemo_path = os.path.join(os.path.dirname(models), "fastconformer-ctc-large-random.nemo")
