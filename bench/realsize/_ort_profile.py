@@ -8,7 +8,8 @@ optimisation level and intra-op threads, so the operators that dominate here are
     VENV/bin/python bench/realsize/_ort_profile.py GRAPH [--dim NAME=N ...] [--fill NAME=V ...] [--threads 2]
         [--runs 2] [--top 12]
 
-Every input is made from the graph's own signature: a symbolic dimension takes --dim's value (else 1), a float
+Every input is made from the graph's own signature: a symbolic dimension takes --dim's value (else 1), an input
+named by --shape that whole shape, a float
 input standard-normal values, an integer input --fill's value (else 1). The first run is a warm-up (first-call
 allocations); the later runs are summed by operator type and by node. Prints JSON lines: one "total" row (with
 the resident memory the session added at load, this process's peak after the runs, and the graph's files), then
@@ -16,6 +17,7 @@ one row per operator type, then the --top nodes. --no-arena and --no-prepack sho
 its prepacked weight copies cost in memory.
 """
 import argparse
+import fnmatch
 import json
 import os
 import tempfile
@@ -44,11 +46,14 @@ def graph_bytes(graph):
                if f == name or f.startswith(name + ".") or f.startswith(name + "_") or f == name[:-5] + ".weights")
 
 
-def feeds(session, dims, fills):
+def feeds(session, dims, fills, shapes):
     rng = np.random.default_rng(0)
     out = {}
     for given in session.get_inputs():
         shape = [d if isinstance(d, int) else dims.get(d, 1) for d in given.shape]
+        for pattern, whole in shapes.items():
+            if fnmatch.fnmatchcase(given.name, pattern):
+                shape = whole
         dtype = TYPES[given.type]
         if np.issubdtype(dtype, np.floating):
             out[given.name] = rng.standard_normal(shape).astype(dtype)
@@ -62,6 +67,8 @@ def main():
     parser.add_argument("graph")
     parser.add_argument("--dim", action="append", default=[], help="NAME=N for a symbolic dimension")
     parser.add_argument("--fill", action="append", default=[], help="NAME=V for an integer input's value")
+    parser.add_argument("--shape", action="append", default=[],
+                        help="PATTERN=D0,D1,... an input's whole shape (a glob over input names; 0 allowed: an empty cache)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=2, help="runs after the warm-up")
     parser.add_argument("--top", type=int, default=12)
@@ -71,6 +78,7 @@ def main():
     args = parser.parse_args()
     dims = {k: int(v) for k, v in (d.split("=", 1) for d in args.dim)}
     fills = {k: int(v) for k, v in (d.split("=", 1) for d in args.fill)}
+    shapes = {k: [int(n) for n in v.split(",")] for k, v in (d.split("=", 1) for d in args.shape)}
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.enable_profiling = True
@@ -85,7 +93,7 @@ def main():
     before = status_mb("VmRSS")
     session = ort.InferenceSession(args.graph, options, providers=["CPUExecutionProvider"])
     loaded = status_mb("VmRSS")
-    inputs = feeds(session, dims, fills)
+    inputs = feeds(session, dims, fills, shapes)
     session.run(None, inputs)
     started = time.monotonic()
     for _ in range(args.runs):
