@@ -12,7 +12,12 @@ public struct CategoricalDraw: SamplingStep {
         if state.allCandidates { return drawAny(&state, excluding: -1) }
         state.softmaxOverCandidates()
         let (total, weights, candidates) = (state.total, state.weights, state.candidates)
+        var peek = state.random
         let index = state.random.categorical(count: candidates.count) { Double(weights[candidates[$0]]) / total }
+        // categorical sums the weights, then takes one uniform: the one a copy of the source gives first.
+        state.analysis?.noteDraw(.draw, logits: state.logits, order: candidates, chosen: index, uniform: peek.uniform()) {
+            Double(weights[$0])
+        }
         return candidates[index]
     }
 
@@ -20,11 +25,18 @@ public struct CategoricalDraw: SamplingStep {
     static func drawAny(_ state: inout SamplingState, excluding excluded: Int) -> Int {
         state.softmaxOverEveryToken()
         let uniform = state.random.uniform()
-        return state.weights.withUnsafeBufferPointer { weights in
+        let token = state.weights.withUnsafeBufferPointer { weights in
             state.blocks.withUnsafeBufferPointer { blocks in
                 TokenDistribution.draw(weights: UnsafeBufferPointer(rebasing: weights[0..<state.logits.count]),
                                        blocks: blocks, total: state.total, excluding: excluded, uniform: uniform)
             }
         }
+        if let analysis = state.analysis {
+            let order = state.logits.indices.filter { $0 != excluded }
+            let weights = state.weights
+            analysis.noteDraw(excluded >= 0 ? .redraw : .draw, logits: state.logits, order: order,
+                              chosen: order.firstIndex(of: token) ?? 0, uniform: uniform) { Double(weights[$0]) }
+        }
+        return token
     }
 }

@@ -25,6 +25,8 @@ public struct SamplingState {
     public var random: SeededRandom
     /// The drawn token, set by the draw step.
     public var token: Int?
+    /// Where the steps note their draw's margins, when a test measures them (`DrawMarginLog`, aimed perturbation).
+    var analysis: DrawAnalysis?
 
     /// Whether every token is still a candidate.
     public internal(set) var allCandidates = true

@@ -15,6 +15,12 @@ public struct TopK: SamplingStep {
     }
 
     public func apply(to state: inout SamplingState) {
+        let before = state.analysis == nil ? nil : (state.allCandidates ? Array(state.logits.indices) : state.candidates)
+        cut(&state)
+        if let before, let analysis = state.analysis { noteCut(before: before, state, analysis) }
+    }
+
+    private func cut(_ state: inout SamplingState) {
         if state.allCandidates {
             LikelyTokens.select(in: &state, limit: min(k, state.logits.count))
             state.allCandidates = false
@@ -31,6 +37,21 @@ public struct TopK: SamplingStep {
                 state.candidates.append(contentsOf: ties)
             }
         }
+    }
+
+    /// The cut's margin: the k-th value against the next lower one among the tokens it chose from (ties with
+    /// the k-th are no boundary: `LogitPerturbation` keeps equal values equal, and the aimed one moves them together).
+    private func noteCut(before: [Int], _ state: SamplingState, _ analysis: DrawAnalysis) {
+        let logits = state.logits
+        guard before.count > k, state.candidates.count >= k else { return }
+        let kth = logits[state.candidates[k - 1]]
+        var lower = -Float.infinity
+        for token in before where logits[token] < kth && logits[token] > lower { lower = logits[token] }
+        guard lower.isFinite, kth.isFinite else { return }
+        let largest = DrawAnalysis.largest(logits, of: before)
+        // Held until the draw: a top-p over every token's mass after it may stop short of k (`DrawAnalysis`).
+        analysis.holdTopK(DrawAnalysis.gap(Double(kth - lower), largest: largest), largest: largest,
+                          up: before.filter { logits[$0] == lower }, down: before.filter { logits[$0] == kth })
     }
 
     /// Adds, in index order, the tokens not kept whose logit equals the last kept one's. Those kept at that

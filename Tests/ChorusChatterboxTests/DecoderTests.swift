@@ -1,3 +1,4 @@
+import ChorusGeneration
 import Foundation
 import Testing
 @testable import ChorusChatterbox
@@ -19,18 +20,28 @@ import Testing
         #expect(difference < 1e-4)
     }
 
-    @Test func chunkedAudioEqualsUpstream() throws {
+    /// The chunked golden, chunk by chunk: upstream's tokens in every `GoldenRun`, each draw keeping
+    /// `TestResources.leastMargin` on Chorus's logits, and the chunks' audio joined within 1e-4 of upstream's.
+    @Test(arguments: GoldenRun.allCases) func chunkedAudioEqualsUpstream(run: GoldenRun) throws {
         let golden = try TestResources.decoded("chunked.json", as: TestResources.Chunked.self)
         let encoder = try ChatterboxTextEncoder(folder: TestResources.model)
-        let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen ?? LanguageModel.maximumNewTokens)
+        let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen ?? LanguageModel.maximumNewTokens,
+                                                    threads: run.threads)
         let decoder = try ConditionalDecoder(session: TestResources.session("conditional_decoder.onnx"))
         let voice = try VoiceConditioning(folder: TestResources.voice)
         let chunks = ChatterboxTextEncoder.chunks(of: golden.text, maxCharacters: 50)
         #expect(chunks == golden.chunks.map(\.text))
         var audio: [Float] = []
         for (chunk, expected) in zip(chunks, golden.chunks) {
-            let tokens = try model.generate(.init(voice: voice, ids: encoder.ids(for: chunk), seed: golden.seed)) { _ in }
-            #expect(tokens == expected.tokens)
+            let recorded = try #require(expected.margins, "the golden records no margins; run make_testdata.py")
+            let (tokens, margins) = try run.measured {
+                try model.generate(.init(voice: voice, ids: encoder.ids(for: chunk), seed: golden.seed)) { _ in }
+            }
+            #expect(tokens == expected.tokens, "\(run)")
+            try run.requireMargins(margins, atLeast: TestResources.leastMargin)
+            #expect(margins.count == recorded.count)
+            print("Chatterbox chunk (\(run)): \(tokens.count) tokens, least margin on Chorus's logits "
+                  + "\(margins.map(\.least).min() ?? .infinity), recorded \(recorded.min() ?? 0)")
             audio += try decoder.decode(tokens, voice: voice)
         }
         let expected = try TestResources.floats("chunked.f32")

@@ -61,15 +61,19 @@ import Testing
         let ids = try encoder.ids(for: golden.text)
         #expect(ids == golden.textIds.map(EmbeddingIDs.row(ofTextID:)) + [EmbeddingIDs.startOfSpeech])
         let voice = try VoiceConditioning(folder: TestResources.voice)
-        let margins = try #require(golden.margins, "the golden records no margins; run make_fp16.py --goldens-only")
-        #expect(margins.allSatisfy { $0 >= TestResources.leastMargin }, "\(margins.min() ?? 0)")
+        let recorded = try #require(golden.margins, "the golden records no margins; run make_fp16.py --goldens-only")
         let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen, in: TestResources.modelFP16,
                                                     threads: run.threads)
-        let tokens = try run { try model.generate(.init(voice: voice, ids: ids, seed: golden.seed)) { _ in } }
+        let (tokens, margins) = try run.measured {
+            try model.generate(.init(voice: voice, ids: ids, seed: golden.seed)) { _ in }
+        }
+        #expect(margins.count == recorded.count)
         let firstDifference = zip(tokens, float32.tokens).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         print("Chatterbox float16 \(name) (\(run)): \(tokens.count) tokens, upstream on the float16 graphs \(golden.tokens.count); "
-              + "float32 graphs \(float32.tokens.count), first different draw \(firstDifference.map(String.init) ?? "none")")
+              + "float32 graphs \(float32.tokens.count), first different draw \(firstDifference.map(String.init) ?? "none"); "
+              + "least margin on Chorus's logits \(margins.map(\.least).min() ?? .infinity), recorded \(recorded.min() ?? 0)")
         #expect(tokens == golden.tokens)
+        try run.requireMargins(margins, atLeast: TestResources.leastMargin)
         #expect(model.cachePool.layouts?.map(\.elementType) == [TensorElementType](repeating: .float16, count: 4))
 
         let decoder = try ConditionalDecoder(session: TestResources.session("conditional_decoder.onnx", in: TestResources.modelFP16))
@@ -81,6 +85,26 @@ import Testing
         #expect(difference < Self.audioTolerance)
     }
 
+    /// The float16 chunked golden's tokens, chunk by chunk, in every `GoldenRun`, each draw keeping
+    /// `TestResources.leastMargin` on Chorus's float16 logits.
+    @Test(arguments: GoldenRun.allCases) func chunkedTokensEqualUpstreamOnFloat16Graphs(run: GoldenRun) throws {
+        let golden = try TestResources.decoded("fp16-chunked.json", as: TestResources.Chunked.self)
+        let encoder = try ChatterboxTextEncoder(folder: TestResources.modelFP16)
+        let model = try TestResources.languageModel(maximumNewTokens: golden.maxGenLen ?? LanguageModel.maximumNewTokens,
+                                                    in: TestResources.modelFP16, threads: run.threads)
+        let voice = try VoiceConditioning(folder: TestResources.voice)
+        #expect(ChatterboxTextEncoder.chunks(of: golden.text, maxCharacters: 50) == golden.chunks.map(\.text))
+        for expected in golden.chunks {
+            let recorded = try #require(expected.margins, "the golden records no margins; run make_fp16.py --goldens-only")
+            let (tokens, margins) = try run.measured {
+                try model.generate(.init(voice: voice, ids: encoder.ids(for: expected.text), seed: golden.seed)) { _ in }
+            }
+            #expect(tokens == expected.tokens, "\(run)")
+            try run.requireMargins(margins, atLeast: TestResources.leastMargin)
+            #expect(margins.count == recorded.count)
+        }
+    }
+
     /// The engine over a float16 folder: the seed's chunks, each as upstream speaks it on the float16 graphs.
     @Test func engineSpeaksChunksOnFloat16Folder() async throws {
         let golden = try TestResources.decoded("fp16-chunked.json", as: TestResources.Chunked.self)
@@ -90,9 +114,10 @@ import Testing
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("voices"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: TestResources.voice, to: folder.appendingPathComponent("voices/eve"))
         let engine = try ChatterboxSynthesizer(
-            // At most 101 draws, within the 147 the generated decoder leaves the voice, so the chunks stay the golden's
-            // 50 characters (the golden's chunks stopped after 13 draws).
-            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50, maximumNewTokens: 100))
+            // The golden's cap per chunk (within the 147 draws the generated decoder leaves the voice), so the
+            // chunks stay the golden's 50 characters.
+            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50,
+                                                 maximumNewTokens: golden.maxGenLen ?? 100))
         var pieces: [AudioChunk] = []
         for try await chunk in engine.stream(SynthesisRequest(text: golden.text)) { pieces.append(chunk) }
         #expect(pieces.map(\.text) == golden.chunks.map(\.text))
@@ -123,7 +148,8 @@ import Testing
             try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent(name))
         }
         let engine = try ChatterboxSynthesizer(
-            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50, maximumNewTokens: 100))
+            folder: folder, configuration: .init(seed: golden.seed, chunkCharacters: 50, firstChunkCharacters: 50,
+                                                 maximumNewTokens: golden.maxGenLen ?? 100))
         var pieces: [AudioChunk] = []
         for try await chunk in engine.stream(SynthesisRequest(text: golden.text)) { pieces.append(chunk) }
         #expect(pieces.map(\.samples.count) == golden.chunks.map(\.samples))

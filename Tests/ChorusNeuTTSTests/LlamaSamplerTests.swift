@@ -8,9 +8,10 @@ import Testing
 /// make_llama_sampler_goldens.py: llama-cpp-python's chain for neutts' arguments run with llama_sampler_apply on
 /// given logits). The candidates after top-k, top-p and min-p are compared exactly, in order, and the probabilities
 /// the draw uses within float32 rounding. The random streams differ (llama.cpp's dist draws from std::mt19937,
-/// Chorus from SplitMix64), so the draw is compared by giving Chorus's probabilities the uniform llama.cpp drew
-/// (recorded by the generator and checked there against dist's choice): the same token. Every case's cuts and
-/// draw keep a margin of 1e-5 of the largest |logit|, far above float32-versus-float64 sums.
+/// Chorus from SplitMix64), so Chorus's sampler is given a SplitMix64 seed whose first uniform is the one llama.cpp
+/// drew (recorded by the generator and checked there against dist's choice), and its own draw must be llama.cpp's
+/// token. Every case's cuts and draw keep a margin of 1e-5 of the largest |logit|, far above float32-versus-float64
+/// sums.
 @Suite struct LlamaSamplerTests {
     struct Golden: Decodable {
         struct Case: Decodable {
@@ -39,6 +40,33 @@ import Testing
             candidates = state.candidates
             let sum = state.candidates.reduce(0) { $0 + state.weight($1) }
             probabilities = state.candidates.map { state.weight($0) / sum }
+        }
+    }
+
+    /// A SplitMix64 seed whose first `uniform()` is `uniform` to its 53 bits: SplitMix64's output is a bijection
+    /// of its state (a sum, then xor-shifts and odd multipliers, each undone below), so the state that gives a
+    /// chosen output exists and is found by undoing the steps.
+    static func seed(firstUniform uniform: Double) -> UInt64 {
+        func undoShift(_ y: UInt64, _ shift: UInt64) -> UInt64 {
+            var x = y
+            for _ in 0..<(64 / shift + 1) { x = y ^ (x >> shift) }
+            return x
+        }
+        func inverse(_ odd: UInt64) -> UInt64 {
+            var x = odd
+            for _ in 0..<6 { x = x &* (2 &- odd &* x) }
+            return x
+        }
+        var z = UInt64(uniform * 0x1p53) << 11
+        z = undoShift(z, 31) &* inverse(0x94D0_49BB_1331_11EB)
+        z = undoShift(z, 27) &* inverse(0xBF58_476D_1CE4_E5B9)
+        return undoShift(z, 30) &- 0x9E37_79B9_7F4A_7C15
+    }
+
+    @Test func seedGivesTheUniformAsked() {
+        for uniform in [0.0, 0.25, 0.7310585786300049, 1 - 0x1p-53] {
+            var random = SeededRandom(seed: Self.seed(firstUniform: uniform))
+            #expect(random.uniform() == uniform)
         }
     }
 
@@ -78,11 +106,14 @@ import Testing
                 let largest = zip(probabilities, expected.probabilities).map { abs($0 - $1) }.max() ?? .infinity
                 #expect(largest <= 1e-6, "\(name): probabilities \(largest) apart")
 
-                // SeededRandom.categorical's rule with llama.cpp's uniform.
-                let target = expected.uniform * probabilities.reduce(0, +)
-                var running = 0.0
-                let chosen = probabilities.firstIndex { running += $0; return target < running } ?? probabilities.count - 1
-                #expect(captures[2].candidates[chosen] == expected.token, "\(name)")
+                // Chorus's own chain and draw, its first uniform llama.cpp's.
+                let seed = Self.seed(firstUniform: expected.uniform)
+                var random = SeededRandom(seed: seed)
+                #expect(abs(random.uniform() - expected.uniform) <= 0x1p-53, "\(name): the seed gives llama.cpp's uniform")
+                var drawing = TokenSampler(steps, vocabularySize: expected.logits.count, random: SeededRandom(seed: seed))
+                var fresh = expected.logits
+                let token = try fresh.withUnsafeMutableBufferPointer { try drawing.next($0) }
+                #expect(token == expected.token, "\(name): Chorus drew \(token), llama.cpp \(expected.token)")
                 print("NeuTTS GGUF chain against llama.cpp, \(name): candidates \(captures.map(\.candidates.count)) equal, "
                       + "probabilities within \(largest), token \(expected.token) equal, least margin \(expected.margins.values.min() ?? 0)")
             }

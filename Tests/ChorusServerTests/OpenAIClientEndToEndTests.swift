@@ -80,11 +80,13 @@ import Testing
         }
     }
 
-    @Test func piperThroughTheServerGivesItsOwnAudioAt24kHz() async throws {
-        guard FileManager.default.fileExists(atPath: Engine.piper.defaultModel.path) else {
-            print("skipped: Piper is not installed at \(Engine.piper.defaultModel.path) (scripts/setup.sh installs it)")
-            return
-        }
+    /// Whether Piper's model is installed (scripts/setup.sh installs it; CI does, so there this test runs).
+    static let piperInstalled = FileManager.default.fileExists(atPath: Engine.piper.defaultModel.path)
+
+    // Skipped by name (Swift Testing reports it, and .ci/run fails on a skip .ci/expected-skips does not list),
+    // never a silent pass.
+    @Test(.enabled(if: piperInstalled, "Piper is not installed (scripts/setup.sh installs it)"))
+    func piperThroughTheServerGivesItsOwnAudioAt24kHz() async throws {
         let server = SpeechServer(configuration: ServerConfiguration(port: 0), engines: [.piper])
         try await live(server) { endpoint in
             let audio = try await collect(provider(endpoint, model: "piper", voice: "en_US-joe-medium")

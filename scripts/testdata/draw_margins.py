@@ -5,9 +5,13 @@ A draw changes only if one of these moves: the uniform's place among the candida
 (draw), the chosen token's place in the order (its logit gap to the candidates beside it, order), the top-k cut
 (the gap between the k-th logit and the next lower one, top_k), or the top-p cut (the distance of the nearest
 cumulative probability from 1 - top_p, top_p). If every logit moves by at most e * M (M the largest finite |logit|
-of the step after the processors), a cumulative probability moves by at most 2 e M (first order: each p_i changes
-by p_i (d_i - sum_j p_j d_j)), and a gap by at most 2 e M. So each quantity divided by 2 M is the smallest such e
-that could change the draw; a draw's margin is the least of the four.
+of the scores the quantity is computed on), a gap moves by at most 2 e M, and a cumulative probability S by at
+most 2 e M S (1 - S) (first order: each p_i changes by p_i (d_i - sum_j p_j d_j), at most when the logits inside
+the sum move one way and the rest the other). So a gap over 2 M, and a cumulative probability's distance over
+2 M S (1 - S), is the smallest such e that could change the draw; a draw's margin is the least of the four.
+Chorus measures the same on its own logits at test time (Sources/ChorusGeneration/DrawMargin.swift) and moves
+the logits by e M against the nearest boundary (LogitPerturbation.aimed); the goldens' margins are this record.
+(Goldens made before December 2026 record a cumulative probability's distance over 2 M, a lower bound of this.)
 
 A generator puts RecordingProcessors where upstream makes its LogitsProcessorList, calls note_draw from its
 pinned torch.multinomial, and chooses seeds with first_seed and the least margin of each kind its model needs
@@ -43,10 +47,24 @@ def largest(scores):
     return finite.abs().max().item()
 
 
-def draw_margin(target, before, after, total):
-    """The uniform's distance from the cumulative probabilities on either side of the chosen token (`before` and
-    `after`, of `total`), as a share of the whole: divided by 2 M, the draw margin."""
+def cumulative_margin(distance, share, m):
+    """The margin of a cumulative probability `share` lying `distance` from what it is compared with, for logits
+    whose largest |value| is m: infinite at 0 and 1, which no change of the logits moves."""
+    spread = 2 * m * share * (1 - share)
+    return max(distance, 0.0) / spread if spread > 0 else math.inf
+
+
+def draw_share(target, before, after, total):
+    """The uniform's distance from the cumulative probabilities on either side of the chosen token, as a share of
+    the whole (cosyvoice/margins.py divides it by 2 M, its looser record)."""
     return min(target - before, after - target) / total
+
+
+def draw_margin(target, before, after, total, m):
+    """The draw margin: the uniform's distance from the cumulative probabilities on either side of the chosen
+    token (`before` and `after`, of `total`)."""
+    u, lower, upper = target / total, before / total, after / total
+    return min(cumulative_margin(u - lower, lower, m), cumulative_margin(upper - u, upper, m))
 
 
 def top_k_margin(scores, k):
@@ -61,13 +79,18 @@ def top_k_margin(scores, k):
 
 
 def top_p_margin(scores, top_p):
-    """The distance of the nearest cumulative probability (least likely first, as TopPLogitsWarper sums them)
-    from 1 - top_p, over 2 M."""
+    """The cumulative probabilities (least likely first, as TopPLogitsWarper sums them) on either side of
+    1 - top_p, each's distance from it as a margin."""
     s = scores.double()
     finite = s[torch.isfinite(s)]
-    cumulative = torch.sort(finite).values.softmax(-1).cumsum(-1)
-    distance = (cumulative - (1 - top_p)).abs().min().item()
-    return distance / (2 * finite.abs().max().item())
+    m = finite.abs().max().item()
+    cumulative = torch.sort(finite).values.softmax(-1).cumsum(-1).tolist()
+    cut = 1 - top_p
+    below = [c for c in cumulative if c <= cut]
+    above = [c for c in cumulative if c > cut]
+    margins = [cumulative_margin(cut - below[-1], below[-1], m)] if below else []
+    margins += [cumulative_margin(above[0] - cut, above[0], m)] if above else []
+    return min(margins, default=math.inf)
 
 
 class RecordingProcessors(LogitsProcessorList):
@@ -76,6 +99,8 @@ class RecordingProcessors(LogitsProcessorList):
 
     def __call__(self, input_ids, scores, **kwargs):
         recorder = RECORDER[0]
+        if recorder is not None:
+            recorder.current["raw"] = scores[0].double()
         for processor in self:
             if recorder is not None and isinstance(processor, TopKLogitsWarper):
                 recorder.current["top_k"] = top_k_margin(scores[0], processor.top_k)
@@ -93,18 +118,24 @@ def note_draw(probabilities, order, chosen, target, total):
     if recorder is None:
         return
     scores = recorder.current.pop("scores")
+    raw = recorder.current.pop("raw", None)
     m = largest(scores)
     position = order.index(chosen)
     before = sum(probabilities[i] for i in order[:position])
     after = before + probabilities[chosen]
-    draw = draw_margin(target, before, after, total)
+    draw = draw_margin(target, before, after, total, m)
     # The nearest other value among the candidates: tokens of equal value (float16 logits tie often) keep their
     # order by id whatever moves them together, so a tie is no boundary; a different value is.
     values = scores[torch.tensor(order)]
     others = (values - scores[chosen]).abs()
     others = others[others > 0]
     gap = others.min().item() if others.numel() else math.inf
-    step = {"draw": draw / (2 * m), "order": gap / (2 * m)}
+    # A tie the steps made (the repetition penalty brings a penalised logit down onto another's) from two
+    # different raw logits is a boundary: any change of the raw logits can part the two, and which comes first
+    # then moves the chosen token's cumulative probability by the other's whole share.
+    if raw is not None and any(scores[i] == scores[chosen] and raw[i] != raw[chosen] for i in order if i != chosen):
+        gap = 0.0
+    step = {"draw": draw, "order": gap / (2 * m)}
     step.update(recorder.current)
     recorder.current = {}
     recorder.steps.append(step)

@@ -277,14 +277,17 @@ def make_goldens(target, testdata=None):
         golden32 = json.load(open(os.path.join(RESOURCES, "golden", f"{name}.json")))["tokens"]
         record = {"text": sentence, "normalized": testdata.punc_norm(sentence), "text_ids": ids[0].tolist(),
                   "seed": seed, "max_gen_len": options.get("max_gen_len", 1000), "tokens": tokens.tolist(),
-                  "samples": int(audio.size), "margins": drawn, "versions": testdata.versions()}
+                  "samples": int(audio.size), "margins": drawn, "thresholds": margins.THRESHOLDS,
+                  "versions": testdata.versions()}
         testdata.write_case(f"fp16-{name}", record, audio)
         same = next((i for i, (a, b) in enumerate(zip(tokens.tolist(), golden32)) if a != b), None)
         print(f"fp16-{name}: seed {seed}, {len(record['tokens'])} tokens (float32 graphs {len(golden32)}, first "
               f"difference at {same}), least margin {min(drawn):.2e}, float16 decoder vs upstream's S3Gen "
               f"{difference:.2e}")
     name, chunks = testdata.CHUNKED
-    generations = [generation(testdata.upstream_ids(tokenizer, chunk), {}) for chunk in chunks]
+    # Capped as the float32 chunks are (make_testdata.py's CHUNK_CAP): uncapped, two chunks rarely keep every margin.
+    generations = [generation(testdata.upstream_ids(tokenizer, chunk), {"max_gen_len": testdata.CHUNK_CAP})
+                   for chunk in chunks]
     seed = margins.first_seed(generations, testdata.SEED, testdata.SHORTEST_CHUNK)
     audios, records, worst = [], [], 0.0
     for chunk, generate in zip(chunks, generations):
@@ -293,7 +296,8 @@ def make_goldens(target, testdata=None):
         audios.append(audio)
         records.append({"text": chunk, "tokens": tokens.tolist(), "samples": int(audio.size), "margins": drawn})
         worst = max(worst, difference)
-    testdata.write_case(f"fp16-{name}", {"text": " ".join(chunks), "seed": seed, "chunks": records,
+    testdata.write_case(f"fp16-{name}", {"text": " ".join(chunks), "seed": seed, "max_gen_len": testdata.CHUNK_CAP,
+                                         "chunks": records, "thresholds": margins.THRESHOLDS,
                                          "versions": testdata.versions()}, np.concatenate(audios))
     print(f"fp16-{name}: seed {seed}, {[len(r['tokens']) for r in records]} tokens, float16 decoder vs upstream "
           f"{worst:.2e}")

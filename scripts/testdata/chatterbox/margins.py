@@ -16,15 +16,15 @@ from draw_margins import TooClose, note_draw, recorded  # noqa: E402,F401  (the 
 # top-p cuts' margins and the scores each draw sees.
 t3_module.LogitsProcessorList = draw_margins.RecordingProcessors
 
-# The least margin each kind of draw must keep, in the units above. Measured on the generated model (largest
-# |difference| of a step's logits over its largest |logit|): PyTorch's full forward against ONNX Runtime's
-# export, 1 and 2 intra-op threads, at most 2.3e-6 - the bound of what another kernel order or instruction set
-# changes. A gap between two logits (order, top_k) moves by at most twice that, so they keep 1e-5, which is
-# also what a test's relative perturbation of 1e-5 needs. A cumulative probability (draw, top_p) is a sum over
-# about a thousand candidates whose errors do not line up; its worst case (every logit moving against the
-# draw) cannot be kept on a random model's nearly flat distributions in any case of 30 draws, so these keep
-# 2e-6 (sums of independent errors of 2.3e-6 stay about 30 times below it).
-THRESHOLDS = {"draw": 2e-6, "top_p": 2e-6, "order": 1e-5, "top_k": 1e-5}
+# The least margin each kind of draw must keep, in the units above: 1.5e-5 of the step's largest |logit|, so that
+# on ONNX Runtime's logits every draw keeps the 1e-5 the tests claim (GoldenRun.leastMargin: Chorus measures every
+# draw's margin on its own logits and moves them by that much against the nearest boundary). A margin moves by at
+# most the change of the logits, measured on the generated model by measure_bound.py (largest |difference| of a
+# step's logits over its largest |logit|): PyTorch against ONNX Runtime 2.7e-6, ONNX Runtime at 1 against 2
+# threads 0, with its graph optimisations off 7.5e-7, float32 against float64 2.8e-6. (Before draw_margins.py
+# bounded a cumulative probability's move by 2 e M S (1 - S) rather than 2 e M, draws and top-p kept only 2e-6
+# here: with the looser bound no case of 30 draws kept 1e-5.)
+THRESHOLDS = {"draw": 1.5e-5, "top_p": 1.5e-5, "order": 1.5e-5, "top_k": 1.5e-5}
 
 
 def first_seed(generations, start, shortest, tries=3000):

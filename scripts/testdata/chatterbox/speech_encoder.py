@@ -400,6 +400,27 @@ def check_pieces(graph, normalised):
     return report
 
 
+def committed_conditionals(t3, s3gen, folder):
+    """The committed clip's conditionals: the committed *.npy (the graph's four outputs, what the decoder is given)
+    and upstream's Conditionals of the clip made again from the same small parts (what T3 is given), the two
+    checked against each other (tokens equal; the prompt mel within 2e-3, its bins near the ln(1e-5) floor
+    magnifying another CPU's FFT rounding; the rest within 1e-5); nothing is written."""
+    ve, campplus, tokenizer = make_parts()
+    voice, conds, _ = upstream_conditionals(t3, s3gen, ve, campplus, tokenizer, os.path.join(folder, "clip.wav"),
+                                            sinc_resample)
+    committed = {}
+    for name, value in voice.items():
+        committed[name] = np.load(os.path.join(folder, f"{name}.npy"))
+        difference = (np.abs(committed[name].astype(np.float64) - value).max()
+                      if committed[name].shape == value.shape else math.inf)
+        print(f"  upstream's {name} of the committed clip vs the committed file: {difference:.2e}")
+        bound = 0 if value.dtype == np.int64 else 2e-3 if name == "speaker_features" else 1e-5
+        if difference > bound:
+            raise SystemExit(f"upstream's {name} of the committed clip is not the committed {name}.npy (another "
+                             f"torch or chatterbox-tts?); make the test data again without --sampled-only")
+    return committed, conds
+
+
 def make(t3, s3gen, folder, store_large_tables_as_float16):
     """Writes `folder`/speech_encoder.onnx, clip.wav and upstream's conditionals of the clip as the graph's four
     outputs (*.npy); returns them, upstream's Conditionals and what was measured."""

@@ -112,7 +112,7 @@ def pinned_multinomial(self, num_samples, replacement=False, *, generator=None, 
         if target < running:
             chosen = index
             break
-    draw = draw_margins.draw_margin(target, before, running, total)
+    draw = draw_margins.draw_share(target, before, running, total)
     note(recorder, len(weights), chosen, draw)
     return torch.tensor([chosen], dtype=torch.long)
 
