@@ -4,7 +4,9 @@
 Environment (pinned): neutts==1.4.1 and neucodec==0.0.6 installed with --no-deps beside torch 2.11,
 transformers==5.1.0, phonemizer==3.4.0 (what `pip install neutts==1.4.1` resolves), onnx, onnxruntime;
 torchtune's and torchao's imports need datasets, sentencepiece, frozendict, hyper-connections and torchao==0.13.0.
-The neucodec GitHub repository (onnx/onnx_ops.py: upstream's ONNX export swaps) is read from NEUCODEC_REPO.
+The neucodec GitHub repository (onnx/onnx_ops.py: upstream's ONNX export swaps) is read from NEUCODEC_REPO, a
+checkout of NEUCODEC_COMMIT (any later one whose onnx/onnx_ops.py is the same file is taken: its git blob is checked);
+the goldens record the commit. Environment of --goldens-only: requirements.lock beside this script.
 
 Made (deterministic: torch.manual_seed and SplitMix64 draws pinned):
   model/tokenizer.json        byte-level BPE trained on the phoneme corpus, a BOS template, the six control
@@ -40,13 +42,15 @@ checks that each case's prompt ids are the committed ones. Environment used last
 /work/team/venv-neutts, python 3.11, torch 2.13.0+cpu, neutts 1.4.1 and neucodec 0.0.6 --no-deps,
 transformers 5.1.0, phonemizer 3.4.0, onnxruntime 1.32.0, vector-quantize-pytorch 1.17.8, torchtune 0.6.1,
 torchao 0.13.0, torchaudio 2.11.1 --no-deps with its compiled extension removed (neucodec imports it; no
-function of it runs).
+function of it runs); requirements.lock pins, with hashes, an environment that makes the same goldens again (its
+header says how close). The committed graphs were made by a full run under torch 2.11.0+cu130.
 
 Usage: NEUCODEC_REPO=/path/to/neucodec python make_testdata.py OUT_DIR [--espeak-library LIB --espeak-data DIR --version-tag TAG]
        python make_testdata.py OUT_DIR --goldens-only
        python make_testdata.py OUT_DIR --last-logits-only
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -79,6 +83,10 @@ CASES = [
     # 1950 reference codes leave fewer than upstream's 50 tokens at least: the context ends it.
     ("long", 1950, "A long reference fills the context, so the limit ends it.", "Four records."),
 ]
+# neuphonic/neucodec's commit whose onnx/onnx_ops.py the decoder export takes (the last to change onnx/ as of its
+# 2454f32), and that file's git blob, which a checkout given as NEUCODEC_REPO must have.
+NEUCODEC_COMMIT = "95c6f37cdeec2138fa87b9d8b1349dccd1a4c7b5"
+ONNX_OPS_BLOB = "4b194bd13e3dac1971840ad3dc34a024e024ac96"
 # Each case's seed is the first from here that keeps THRESHOLDS.
 SEED = 15
 # The least margin of every kind (top-p is not used): 1e-5 of the step's largest |logit|. Measured by
@@ -314,6 +322,12 @@ def swap_for_onnx(codec, dim, max_frames):
     table lookup, the iSTFT as a fixed inverse-DFT basis whose window-sum table covers `max_frames` frames."""
     import torch
     repo = os.environ["NEUCODEC_REPO"]
+    with open(os.path.join(repo, "onnx", "onnx_ops.py"), "rb") as f:
+        source = f.read()
+    blob = hashlib.sha1(b"blob %d\0" % len(source) + source).hexdigest()
+    if blob != ONNX_OPS_BLOB:
+        raise SystemExit(f"NEUCODEC_REPO's onnx/onnx_ops.py is blob {blob}, not {ONNX_OPS_BLOB} (neuphonic/neucodec at "
+                         f"{NEUCODEC_COMMIT}): check out that commit")
     sys.path.insert(0, os.path.join(repo, "onnx"))
     import onnx_ops
     with torch.no_grad():
@@ -389,6 +403,7 @@ def versions(ph):
     names = ("neutts", "neucodec", "torch", "transformers", "phonemizer", "onnxruntime")
     found = {name: metadata.version(name) for name in names}
     found["espeak-ng"] = ".".join(str(v) for v in ph.espeak_version)
+    found["neucodec-onnx"] = f"neuphonic/neucodec@{NEUCODEC_COMMIT}"
     return found
 
 
