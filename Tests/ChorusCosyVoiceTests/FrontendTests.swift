@@ -5,8 +5,9 @@ import ChorusText
 @testable import ChorusCosyVoice
 
 /// Tests/ChorusCosyVoiceTests/Resources/frontend/frontend.golden.json, made by
-/// scripts/testdata/make_wetext_goldens.py from wetext 0.1.8, kaldifst 1.8.3 and inflect 7.6.0 running
-/// upstream CosyVoice's front-end steps.
+/// scripts/testdata/make_wetext_goldens.py with upstream CosyVoice's own `CosyVoiceFrontEnd.text_normalize`,
+/// `spell_out_number` and `split_paragraph` (imported from the commit the golden records) over wetext 0.1.8,
+/// kaldifst 1.8.3 and inflect 7.6.0.
 struct FrontendGolden: Decodable {
     struct Result: Decodable {
         var pieces: [String]?
@@ -51,7 +52,7 @@ struct FrontendGolden: Decodable {
     static let wetext: WeTextNormalizer? = wetextInstalled ? try? WeTextNormalizer(folder: wetextFolder) : nil
 }
 
-@Suite("CosyVoice front end against upstream's steps run in Python")
+@Suite("CosyVoice front end against upstream's text_normalize")
 struct FrontendGoldenTests {
     func check(_ expected: FrontendGolden.Result, fallback: FrontendGolden.Result, _ normalizer: CosyVoiceTextNormalizer,
                _ text: String) throws {

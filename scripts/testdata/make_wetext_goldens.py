@@ -6,31 +6,45 @@ Output (JSON, UTF-8, keys sorted):
       per corpus text: wetext's language pick, the tagger's output, the reordered tokens and the
       normalised text, from the real wetext (0.1.8) on kaldifst (1.8.3).
   Tests/ChorusCosyVoiceTests/Resources/frontend/frontend.golden.json
-      per corpus text: the pieces CosyVoice's `text_normalize(text, split=True)` gives and the text
-      `text_normalize(text, split=False)` gives, both with wetext and without any normaliser; plus
-      spell_out_number on number strings (inflect 7.6.0) and split_paragraph on fixed texts.
+      per corpus text: the pieces upstream's `CosyVoiceFrontEnd.text_normalize(text, split=True)` gives and the
+      text `text_normalize(text, split=False)` gives, both with wetext (upstream's front end when wetext imports)
+      and without any normaliser (when neither ttsfrd nor wetext is there); upstream's `spell_out_number` on
+      number strings (inflect 7.6.0) and `split_paragraph` on fixed texts; the upstream commit and versions.
 
-CosyVoice's front end is restated below from FunAudioLLM/CosyVoice (`cosyvoice/cli/frontend.py`
-`CosyVoiceFrontEnd.text_normalize`, `cosyvoice/utils/frontend_utils.py`), as facts, in this script's
-own words. English pieces are measured in tokens of the Qwen2 tokenizer in Tests/TextTestData/qwen2
-(CosyVoice-BlankEN is Qwen2's vocabulary; the corpus holds none of CosyVoice's added special tokens,
-so they do not change any count).
+CosyVoice's front end is upstream's own code: FunAudioLLM/CosyVoice at make_upstream.UPSTREAM_COMMIT
+(`cosyvoice/cli/frontend.py` `CosyVoiceFrontEnd.text_normalize`, `cosyvoice/utils/frontend_utils.py`), imported
+from the checkout COSYVOICE names. The front end is made without its __init__, which loads the speech models the
+text path never touches; the attributes text_normalize reads are set as __init__ sets them (the tokenizer of
+cosyvoice3.yaml, `get_qwen_tokenizer(version="cosyvoice3")`, over the Qwen2 vocabulary of Tests/TextTestData/qwen2,
+as make_upstream_frontend.py gives it: CosyVoice-BlankEN is Qwen2's vocabulary, and the corpus holds none of
+CosyVoice's added special tokens; `allowed_special="all"`; `inflect.engine()`; wetext's `Normalizer(remove_erhua=
+False)` for Chinese and `Normalizer()` for English, `text_frontend` "wetext", or "" for no normaliser).
 
-Deterministic. Needs `pip install wetext==0.1.8 kaldifst==1.8.3 inflect==7.6.0 regex tokenizers`.
-Usage: make_wetext_goldens.py REPO_ROOT
+Deterministic. Environment: scripts/testdata/cosyvoice/requirements-frontend.lock (make_upstream.py's environment,
+scripts/testdata/cosyvoice/requirements.lock, plus wetext 0.1.8, kaldifst 1.8.3, inflect 7.6.0, tiktoken and numba
+for upstream's imports); openai-whisper's sdist on sys.path as WHISPER (frontend.py imports whisper).
+Usage: COSYVOICE=<checkout at UPSTREAM_COMMIT> MATCHA=<matcha-tts sdist> WHISPER=<openai-whisper sdist> \\
+       make_wetext_goldens.py REPO_ROOT
 """
+import importlib.metadata
 import json
 import os
-import re
 import sys
 
 import inflect
-import regex
 from wetext import Normalizer
 from wetext import utils as wetext_utils
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_tokenizer_golden import reference  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+for variable in ("COSYVOICE", "MATCHA", "WHISPER"):
+    if not os.path.isdir(os.environ.get(variable, "")):
+        sys.exit(f"{variable} must name a folder: see this script's header")
+sys.path.insert(0, os.environ["WHISPER"])
+sys.path.insert(0, os.path.join(HERE, "cosyvoice"))
+from make_upstream import UPSTREAM_COMMIT  # noqa: E402  (puts COSYVOICE and MATCHA on the path)
+from cosyvoice.cli.frontend import CosyVoiceFrontEnd  # noqa: E402
+from cosyvoice.tokenizer.tokenizer import get_qwen_tokenizer  # noqa: E402
+from cosyvoice.utils.frontend_utils import spell_out_number, split_paragraph  # noqa: E402
 
 CORPUS = [
     # Chinese: numbers, dates, times, money, percentages, fractions, measures, phones, years, decimals
@@ -176,133 +190,29 @@ SPLIT_CASES = [
 ]
 
 
-# --- CosyVoice's front end, restated ---------------------------------------------------------------
-
-def contains_chinese(text):
-    """True when a code point lies in U+4E00..U+9FFF."""
-    return any("\u4e00" <= c <= "\u9fff" for c in text)
-
-
-def replace_blank(text):
-    """A space survives only between two ASCII characters that are not spaces; the neighbours are the
-    code points before and after it (Python's index -1 wraps to the last code point)."""
-    out = []
-    for i, c in enumerate(text):
-        if c != " ":
-            out.append(c)
-            continue
-        after, before = text[i + 1], text[i - 1]
-        if after.isascii() and after != " " and before.isascii() and before != " ":
-            out.append(c)
-    return "".join(out)
-
-
-def replace_corner_mark(text):
-    """Superscript two and three become the words for square and cube."""
-    return text.replace("²", "平方").replace("³", "立方")
-
-
-def remove_bracket(text):
-    """Full-width round and lenticular brackets and backticks disappear; a double em dash becomes a space."""
-    for old, new in (("（", ""), ("）", ""), ("【", ""), ("】", ""), ("`", ""), ("——", " ")):
-        text = text.replace(old, new)
-    return text
-
-
-def spell_out_number(text, engine):
-    """Each maximal run of str.isdigit() code points becomes inflect's number_to_words of the run."""
-    out, start = [], None
-    for i, c in enumerate(text):
-        if c.isdigit():
-            if start is None:
-                start = i
-            continue
-        if start is not None:
-            out.append(engine.number_to_words(text[start:i]))
-            start = None
-        out.append(c)
-    if start is not None:
-        out.append(engine.number_to_words(text[start:]))
-    return "".join(out)
-
-
-def split_paragraph(text, tokenize, lang, token_max_n=80, token_min_n=60, merge_len=20, comma_split=False):
-    """Upstream's splitter: close the text with a full stop when it does not end on a sentence mark, cut
-    after every sentence mark (taking a closing quote right after it along), then pack the sentences
-    greedily: a piece is closed when adding the next sentence would pass token_max_n and the piece already
-    passes token_min_n; a last piece shorter than merge_len joins the one before. Chinese is measured in
-    code points, other text in tokens."""
-    def length(t):
-        return len(t) if lang == "zh" else len(tokenize(t))
-
-    marks = ["。", "？", "！", "；", "：", "、", ".", "?", "!", ";"] if lang == "zh" else [".", "?", "!", ";", ":"]
-    if comma_split:
-        marks += ["，", ","]
-    if text[-1] not in marks:
-        text += "。" if lang == "zh" else "."
-    sentences, start = [], 0
-    for i, c in enumerate(text):
-        if c not in marks:
-            continue
-        if i > start:
-            sentences.append(text[start:i] + c)
-        if i + 1 < len(text) and text[i + 1] in ['"', "”"]:
-            sentences.append(sentences.pop() + text[i + 1])
-            start = i + 2
-        else:
-            start = i + 1
-    pieces, current = [], ""
-    for sentence in sentences:
-        if length(current + sentence) > token_max_n and length(current) > token_min_n:
-            pieces.append(current)
-            current = ""
-        current += sentence
-    if current:
-        if length(current) < merge_len and pieces:
-            pieces[-1] += current
-        else:
-            pieces.append(current)
-    return pieces
-
-
-def is_only_punctuation(text):
-    """Empty, or every code point punctuation (P*) or a symbol (S*)."""
-    return regex.fullmatch(r"^[\p{P}\p{S}]*$", text) is not None
-
-
-def text_normalize(text, split, normalizer, engine, tokenize):
-    """CosyVoiceFrontEnd.text_normalize without ttsfrd: `normalizer` is wetext's Normalizer or None."""
-    if ("<|" in text and "|>" in text) or text == "":
-        return [text] if split else text
-    text = text.strip()
-    if contains_chinese(text):
-        if normalizer is not None:
-            text = normalizer.normalize(text)
-        text = text.replace("\n", "")
-        text = replace_blank(text)
-        text = replace_corner_mark(text)
-        text = text.replace(".", "。")
-        text = text.replace(" - ", "，")
-        text = remove_bracket(text)
-        text = re.sub(r"[，,、]+$", "。", text)
-        texts = split_paragraph(text, tokenize, "zh")
-    else:
-        if normalizer is not None:
-            text = normalizer.normalize(text)
-        text = spell_out_number(text, engine)
-        texts = split_paragraph(text, tokenize, "en")
-    texts = [t for t in texts if not is_only_punctuation(t)]
-    return texts if split else text
+def upstream_frontend(root, normalised):
+    """upstream's CosyVoiceFrontEnd with what its __init__ gives the text path (see the header); `normalised`:
+    wetext as upstream's front end takes it, else no normaliser."""
+    frontend = object.__new__(CosyVoiceFrontEnd)
+    frontend.tokenizer = get_qwen_tokenizer(os.path.join(root, "Tests/TextTestData/qwen2"), skip_special_tokens=True,
+                                            version="cosyvoice3")
+    frontend.allowed_special = "all"
+    frontend.inflect_parser = inflect.engine()
+    if normalised:
+        frontend.zh_tn_model = Normalizer(remove_erhua=False)
+        frontend.en_tn_model = Normalizer()
+    frontend.text_frontend = "wetext" if normalised else ""
+    return frontend
 
 
 def main():
     root = sys.argv[1]
     normalizer = Normalizer(remove_erhua=False)
-    engine = inflect.engine()
-    qwen = reference(os.path.join(root, "Tests/TextTestData/qwen2"), "qwen2")
+    fronts = {"wetext": upstream_frontend(root, True), "plain": upstream_frontend(root, False)}
+    tokenizer = fronts["plain"].tokenizer
 
     def tokenize(text):
-        return qwen.encode(text).ids
+        return tokenizer.encode(text, allowed_special="all")
 
     wetext_cases = []
     for text in CORPUS:
@@ -330,27 +240,31 @@ def main():
     frontend_cases = []
     for text in CORPUS:
         case = {"text": text}
-        for key, tn in (("wetext", normalizer), ("plain", None)):
+        for key, frontend in fronts.items():
             try:
-                case[key] = {"pieces": text_normalize(text, True, tn, engine, tokenize),
-                             "prompt": text_normalize(text, False, tn, engine, tokenize)}
+                case[key] = {"pieces": frontend.text_normalize(text, split=True),
+                             "prompt": frontend.text_normalize(text, split=False)}
             except (IndexError, AssertionError) as error:
                 # IndexError: split_paragraph reads text[-1] of a text that normalised to nothing.
                 # AssertionError: wetext's tagger has no path for the text (see above).
                 case[key] = {"error": type(error).__name__}
         frontend_cases.append(case)
+    engine = fronts["plain"].inflect_parser
     numbers = []
     for number in SPELL_NUMBERS:
         try:
-            numbers.append({"digits": number, "words": engine.number_to_words(number)})
+            numbers.append({"digits": number, "words": spell_out_number(number, engine)})
         except inflect.NumOutOfRangeError:
             numbers.append({"digits": number, "error": "NumOutOfRangeError"})
-    splits = [{"language": lang, "text": text, "pieces": split_paragraph(text, tokenize, lang)}
+    splits = [{"language": lang, "text": text, "pieces": list(split_paragraph(text, tokenize, lang))}
               for lang, text in SPLIT_CASES]
     folder = os.path.join(root, "Tests/ChorusCosyVoiceTests/Resources/frontend")
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "frontend.golden.json"), "w", encoding="utf-8") as f:
-        json.dump({"inflect": "7.6.0", "cases": frontend_cases, "numbers": numbers, "splits": splits}, f,
+        versions = {name: importlib.metadata.version(name) for name in ("inflect", "wetext", "kaldifst", "transformers",
+                                                                        "tokenizers", "tiktoken")}
+        json.dump({"inflect": "7.6.0", "upstream": f"FunAudioLLM/CosyVoice@{UPSTREAM_COMMIT}", "versions": versions,
+                   "cases": frontend_cases, "numbers": numbers, "splits": splits}, f,
                   ensure_ascii=False, indent=1, sort_keys=True)
         f.write("\n")
     print(f"{len(CORPUS)} texts, {len(numbers)} numbers, {len(splits)} splits")
