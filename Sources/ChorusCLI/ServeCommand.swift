@@ -44,8 +44,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Cancel a request whose client has read none of its audio for this long.", valueName: "seconds"))
     var writeTimeout = 60.0
 
-    @Option(help: "Connections open at once (lowered to fit the descriptor limit); more wait to be accepted.")
+    @Option(help: "Connections open at once (lowered to fit the descriptor limit); past it the oldest idle one is closed.")
     var maxConnections = 512
+
+    @Option(help: "Connections one client address holds at once; past it its oldest idle one is closed (raise it behind a local proxy).")
+    var maxConnectionsPerAddress = 256
 
     @Option(help: "The longest input one speech request may carry, in characters.")
     var maxText = 4_096
@@ -75,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxText > 0 else { throw ValidationError("--max-text must be 1 or more.") }
         guard queue > 0 else { throw ValidationError("--queue must be 1 or more.") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be 1 or more.") }
+        guard maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections-per-address must be 1 or more.") }
         for (name, seconds) in [("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout), ("--write-timeout", writeTimeout)] {
             guard seconds > 0, seconds.isFinite else { throw ValidationError("\(name) must be a number of seconds above 0.") }
         }
@@ -94,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                     ?? ServerConfiguration.defaultHistoryFolder,
                                                 protectsMetrics: protectMetrics, idleTimeout: .seconds(idleTimeout),
                                                 bodyTimeout: .seconds(bodyTimeout), writeTimeout: .seconds(writeTimeout),
-                                                maximumConnections: maxConnections)
+                                                maximumConnections: maxConnections, maximumConnectionsPerAddress: maxConnectionsPerAddress)
         if let openaiVoices { configuration.openAIVoices = try OpenAIVoiceMap(contentsOf: URL(fileURLWithPath: openaiVoices)) }
         FileHandle.standardError.write(Data("""
             chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\

@@ -1,5 +1,3 @@
-import HummingbirdCore
-import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -40,6 +38,17 @@ final class FirstHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHan
         deadline = nil
     }
 
+    /// At shutdown a connection that has not sent a whole head has nothing in flight to finish: it is closed at
+    /// once, where it held the server's exit for the whole grace. (After the head, Hummingbird's own handler
+    /// closes a connection between requests and lets one in flight finish.)
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !done {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         if !done, Self.completesHead(buffer.readableBytesView, matched: &matched) {
@@ -73,36 +82,6 @@ final class FirstHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHan
             }
         }
         return false
-    }
-}
-
-/// A server child channel that puts `FirstHeadDeadlineHandler` next to the socket before `inner` sets up
-/// its own pipeline and `FirstRequestErrorHandler` after its parser, and otherwise is `inner`.
-struct FirstHeadDeadlineChannel<Inner: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Inner.Value
-
-    let inner: Inner
-    let timeout: TimeAmount
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        do {
-            try channel.pipeline.syncOperations.addHandler(FirstHeadDeadlineHandler(timeout: timeout), position: .first)
-        } catch {
-            return channel.eventLoop.makeFailedFuture(error)
-        }
-        let value = inner.setup(channel: channel, logger: logger)
-        // `inner` set its pipeline up synchronously: the parser is in place now.
-        do {
-            let parser = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(FirstRequestErrorHandler(), position: .after(parser.handler))
-        } catch {
-            return channel.eventLoop.makeFailedFuture(error)
-        }
-        return value
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
     }
 }
 

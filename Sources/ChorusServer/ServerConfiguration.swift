@@ -31,9 +31,14 @@ public struct ServerConfiguration: Sendable {
     /// How long one piece of audio may wait for a client that does not read it; then the request is
     /// cancelled, synthesis included.
     public var writeTimeout: Duration
-    /// Connections open at once; past it the server accepts no more until one closes (they wait in the
-    /// listen backlog). Lowered to fit the process's descriptor limit.
+    /// Connections open at once, lowered to fit the process's descriptor limit. Past it the oldest idle
+    /// connection (one with no whole request waiting for its answer) is closed for the new one; when every one
+    /// is busy, the server accepts no more until one closes (they wait in the listen backlog).
     public var maximumConnections: Int
+    /// Connections one client address holds at once; past it that address's oldest idle connection is closed,
+    /// or the new one when all of them are busy. Behind a proxy on the same machine every client shares its
+    /// address: raise it to `maximumConnections` there.
+    public var maximumConnectionsPerAddress: Int
     /// The most parts a multipart form (a clip upload, a transcription) may have.
     public var maximumFormParts: Int
     /// The installed voice each of OpenAI's voice names stands for (`chorus serve --openai-voices`).
@@ -47,7 +52,7 @@ public struct ServerConfiguration: Sendable {
         maximumUploadBytes: Int = 25 << 20, maximumTextCharacters: Int = 4_096, queueLimit: Int = 8,
         historyFolder: URL? = ServerConfiguration.defaultHistoryFolder, protectsMetrics: Bool = false,
         idleTimeout: Duration = .seconds(30), bodyTimeout: Duration = .seconds(60), writeTimeout: Duration = .seconds(60),
-        maximumConnections: Int = 512, maximumFormParts: Int = 16
+        maximumConnections: Int = 512, maximumConnectionsPerAddress: Int = 256, maximumFormParts: Int = 16
     ) {
         self.host = host
         self.port = port
@@ -57,6 +62,7 @@ public struct ServerConfiguration: Sendable {
         self.bodyTimeout = bodyTimeout
         self.writeTimeout = writeTimeout
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.maximumFormParts = maximumFormParts
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumUploadBytes = maximumUploadBytes

@@ -2,7 +2,8 @@ import Foundation
 import Prometheus
 
 /// What `/metrics` reports, in Prometheus' text format: requests and errors per route and status,
-/// each engine's queue depth, time to first audio and real-time factor per engine.
+/// each engine's queue depth, time to first audio and real-time factor per engine, connections open and
+/// closed for the caps.
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
 
@@ -38,6 +39,16 @@ public final class ServerMetrics: Sendable {
         registry.makeGauge(descriptor: Self.queueDepth, labels: [("engine", engine)]).set(to: Double(depth))
     }
 
+    func setOpenConnections(_ count: Int) {
+        registry.makeGauge(descriptor: Self.openConnections).set(to: Double(count))
+    }
+
+    /// Connections the server closed to keep within its caps: `idle_displaced` (an idle one closed for a newer
+    /// one), `address_full` (a new one whose address held its cap of busy ones).
+    func countConnectionsClosed(reason: String, _ count: Int = 1) {
+        registry.makeCounter(descriptor: Self.connectionsClosed, labels: [("reason", reason)]).increment(by: Int64(count))
+    }
+
     /// The exposition text.
     func text() -> String { registry.emitToString() }
 
@@ -51,6 +62,11 @@ public final class ServerMetrics: Sendable {
     private static var realTimeFactor: MetricNameDescriptor { MetricNameDescriptor(
         namespace: "chorus", metricName: "real_time_factor", unitName: "ratio",
         helpText: "Synthesis time divided by the audio's duration, per finished request and engine.") }
+    private static var openConnections: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "open_connections", unitName: "count", helpText: "Connections open now, closing ones included.") }
+    private static var connectionsClosed: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "connections_closed_for_caps", unitName: "total",
+        helpText: "Connections closed to keep within the connection caps, by reason: idle_displaced, address_full.") }
     private static var queueDepth: MetricNameDescriptor { MetricNameDescriptor(
         namespace: "chorus", metricName: "queue_depth", unitName: "requests",
         helpText: "Requests an engine holds, running or waiting.") }

@@ -25,6 +25,7 @@ public struct SpeechServer: Sendable {
     let history: PlaygroundHistory?
     let playgroundFiles: PlaygroundFiles
     let metrics = ServerMetrics()
+    let connections: OpenConnections
     let logger: Logger
 
     /// - Parameter transcriber: loads the recogniser behind `/v1/audio/transcriptions` on its first request
@@ -39,6 +40,8 @@ public struct SpeechServer: Sendable {
         self.history = configuration.historyFolder.map { PlaygroundHistory(folder: $0) }
         self.playgroundFiles = playgroundFolder.map { PlaygroundFiles(folder: $0) } ?? PlaygroundFiles()
         self.queue = AdmissionQueue(limit: configuration.queueLimit)
+        self.connections = OpenConnections(total: Self.connectionLimit(configuration.maximumConnections),
+                                           perAddress: configuration.maximumConnectionsPerAddress, metrics: metrics)
         self.logger = logger
     }
 
@@ -61,8 +64,9 @@ public struct SpeechServer: Sendable {
         let voices = VoiceRoutes(configuration: configuration, engines: engines, queue: queue)
         let transcription = TranscriptionRoute(configuration: configuration, transcriber: transcriber, queue: queue)
         let playground = PlaygroundRoutes(configuration: configuration, engines: engines, history: history, files: playgroundFiles)
-        let metricsText: @Sendable (Request, ServerRequestContext) async throws -> Response = { [engines, queue, metrics] _, _ in
+        let metricsText: @Sendable (Request, ServerRequestContext) async throws -> Response = { [engines, queue, metrics, connections] _, _ in
             for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }
+            metrics.setOpenConnections(connections.counts.open)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
@@ -132,9 +136,10 @@ public struct SpeechServer: Sendable {
 
     /// The application, listening where the configuration says; `onServerRunning` gets the bound
     /// port (useful with port 0). Connections idle past `idleTimeout` (no whole request head yet
-    /// (`FirstHeadDeadlineHandler`), or none after a response) are closed, and so are those whose client stops reading for `writeTimeout`
-    /// (`StalledWriteHandler`); at most `connectionLimit` are open at once. WebSockets have no ping:
-    /// stream-input ends on its inactivity timeout.
+    /// (`FirstHeadDeadlineHandler`), or none after a response) are closed, and so are those whose client stops
+    /// reading for `writeTimeout` (`StalledWriteHandler`). At most `connectionLimit` are open at once, and
+    /// `maximumConnectionsPerAddress` from one client address: past either, the oldest idle one is closed
+    /// (`OpenConnections`). WebSockets have no ping: stream-input ends on its inactivity timeout.
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
         let writeTimeout = TimeAmount(configuration.writeTimeout)
@@ -142,11 +147,11 @@ public struct SpeechServer: Sendable {
                                                idleTimeout: TimeAmount(configuration.idleTimeout))
         let webSocketResponder = makeWebSocketRouter().buildResponder()
         let headTimeout = TimeAmount(configuration.idleTimeout)
-        // As `.http1WebSocketUpgrade(webSocketRouter:configuration:)` builds it, with the first head's deadline added.
-        let server = HTTPServerBuilder { responder in
-            FirstHeadDeadlineChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                         configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
-                                     timeout: headTimeout)
+        // As `.http1WebSocketUpgrade(webSocketRouter:configuration:)` builds it, with the server's guards added.
+        let server = HTTPServerBuilder { [connections] responder in
+            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                    configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
+                                headTimeout: headTimeout, connections: connections)
         }
         return Application(router: makeRouter(),
                            server: server,
@@ -160,15 +165,18 @@ public struct SpeechServer: Sendable {
     /// `maximumConnections`, lowered to leave 64 descriptors of the process's limit for the listening
     /// socket, model files and the history database: a server that runs out of descriptors cannot accept
     /// even `/health`, and spins on the failing accept.
-    var connectionLimit: Int {
+    var connectionLimit: Int { connections.total }
+
+    /// `maximum`, lowered to fit `RLIMIT_NOFILE` (see `connectionLimit`).
+    static func connectionLimit(_ maximum: Int) -> Int {
         var limit = rlimit()
         #if canImport(Glibc)
         let found = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
         #else
         let found = getrlimit(RLIMIT_NOFILE, &limit) == 0
         #endif
-        guard found, limit.rlim_cur != rlim_t.max else { return configuration.maximumConnections }
-        return max(1, min(configuration.maximumConnections, Int(clamping: limit.rlim_cur) - 64))
+        guard found, limit.rlim_cur != rlim_t.max else { return maximum }
+        return max(1, min(maximum, Int(clamping: limit.rlim_cur) - 64))
     }
 
     /// Serves until SIGINT or SIGTERM; then it takes no new connections, lets requests in flight
