@@ -5,13 +5,16 @@ import NIOHTTP1
 
 /// A server child channel that is `inner` with the server's guards around its pipeline: the connection counted
 /// in `connections` (and closed at once when its address may hold no more), `FirstHeadDeadlineHandler` next to
-/// the socket, and after `inner`'s HTTP parser `FirstRequestErrorHandler` and `ConnectionActivityHandler`.
+/// the socket; after `inner`'s HTTP parser `FirstRequestErrorHandler`, `RequestFramingHandler` and
+/// `ConnectionActivityHandler`; and last `WebSocketUpgradeWatcher`, which checks an upgraded connection's frames
+/// (at most `frameLimit` bytes).
 struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
 
     let inner: Inner
     let headTimeout: TimeAmount
     let connections: OpenConnections
+    let frameLimit: Int
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         // Run on the channel's event loop, once it is registered.
@@ -28,7 +31,9 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         do {
             let parser = try channel.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(ConnectionActivityHandler(connections: connections), position: .after(parser.handler))
+            try channel.pipeline.syncOperations.addHandler(RequestFramingHandler(), position: .after(parser.handler))
             try channel.pipeline.syncOperations.addHandler(FirstRequestErrorHandler(), position: .after(parser.handler))
+            try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeWatcher(limit: frameLimit))
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

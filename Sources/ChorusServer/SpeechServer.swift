@@ -150,8 +150,9 @@ public struct SpeechServer: Sendable {
         // As `.http1WebSocketUpgrade(webSocketRouter:configuration:)` builds it, with the server's guards added.
         let server = HTTPServerBuilder { [connections] responder in
             GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                    configuration: .init(http1: http1, ws: .init(maxFrameSize: 1 << 20, autoPing: .disabled))),
-                                headTimeout: headTimeout, connections: connections)
+                                                                    configuration: .init(http1: http1, ws: .init(maxFrameSize: StreamInputRoute.messageLimit,
+                                                                                                                autoPing: .disabled))),
+                                headTimeout: headTimeout, connections: connections, frameLimit: StreamInputRoute.messageLimit)
         }
         return Application(router: makeRouter(),
                            server: server,

@@ -36,6 +36,8 @@ struct StreamInputRoute: Sendable {
     static let pendingTextLimit = 64 << 10
     /// The PCM rates ElevenLabs offers, which its clients ask for.
     static let rates = [16_000, 22_050, 24_000, 44_100]
+    /// The largest message (and frame) a client may send, in bytes; past it the socket is closed with 1009.
+    static let messageLimit = 1 << 20
     /// ElevenLabs' `inactivity_timeout`: its default and the longest a client may ask for, in seconds.
     static let inactivityTimeouts = (default: 20, longest: 180)
 
@@ -48,7 +50,7 @@ struct StreamInputRoute: Sendable {
     func session(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter,
                  _ context: WebSocketRouterContext<ServerRequestContext>) async throws {
         let request = context.request
-        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        var messages = WebSocketClientMessages(inbound, limit: Self.messageLimit)
         do {
             // Nothing is resolved, queued or loaded before the key is checked: in `xi-api-key` (or
             // `Authorization`), or else in the first message, as browsers cannot set headers.
@@ -136,9 +138,17 @@ struct StreamInputRoute: Sendable {
                 incoming.finish()
                 try await group.waitForAll()
             }
+        } catch let mistake as WebSocketClientMistake {
+            await Self.refuse(mistake, outbound)
         } catch let error where !(error is CancellationError) {
             await Self.refuse(APIError.from(speech: error), outbound)
         }
+    }
+
+    /// Tells the client which rule of the protocol it broke and closes the socket with that rule's code.
+    static func refuse(_ mistake: WebSocketClientMistake, _ outbound: WebSocketOutboundWriter) async {
+        try? await outbound.write(.text(mistake.reply))
+        try? await outbound.close(mistake.closeCode, reason: nil)
     }
 
     /// Tells the client what went wrong, `{"message", "error"}`, and closes the socket.
@@ -151,7 +161,7 @@ struct StreamInputRoute: Sendable {
 
     /// Checks the key (when one is configured) and returns the first message when it had to be read for
     /// it. A client that sends no key within `idleTimeout` is closed.
-    private func checkKey(_ headers: HTTPFields, messages: inout WebSocketInboundMessageStream.AsyncIterator,
+    private func checkKey(_ headers: HTTPFields, messages: inout WebSocketClientMessages,
                           outbound: WebSocketOutboundWriter) async throws -> [String: Any]? {
         guard let key = configuration.apiKey else { return nil }
         if BearerKey.offered(in: headers) {
@@ -173,7 +183,7 @@ struct StreamInputRoute: Sendable {
 
     /// The next text message's fields: `held` first (once), then what the client sends; nil at the end.
     private static func next(_ held: inout [String: Any]?,
-                             from messages: inout WebSocketInboundMessageStream.AsyncIterator) async throws -> [String: Any]? {
+                             from messages: inout WebSocketClientMessages) async throws -> [String: Any]? {
         if let fields = held {
             held = nil
             return fields

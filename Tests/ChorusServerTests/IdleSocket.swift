@@ -42,12 +42,30 @@ final class IdleSocket {
     }
 
     func send(_ text: String) {
-        Array(text.utf8).withUnsafeBytes { raw in
+        send(bytes: Array(text.utf8))
+    }
+
+    func send(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
             #if canImport(Glibc)
             _ = Glibc.send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
             #else
             _ = Darwin.send(descriptor, raw.baseAddress, raw.count, 0)
             #endif
+        }
+    }
+
+    /// Everything the server sends until it closes the connection, or until nothing has come for `seconds`
+    /// (a deadline for a hang: what came so far).
+    func readUntilClosed(seconds: Int) -> [UInt8] {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var piece = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let got = recv(descriptor, &piece, piece.count, 0)
+            if got <= 0 { return received }
+            received += piece[..<got]
         }
     }
 
