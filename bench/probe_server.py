@@ -25,6 +25,7 @@ import http.client
 import json
 import math
 import os
+import re
 import resource
 import select
 import shutil
@@ -800,7 +801,8 @@ def raw_exchange(port, data, timeout=20):
 def statuses(reply):
     if reply is None:
         return "left open"
-    return [int(line.split(b" ")[1]) for line in reply.split(b"\r\n") if line.startswith(b"HTTP/1.")]
+    # Every status line, also one right after the body before it (no line break between them).
+    return [int(code) for code in re.findall(rb"HTTP/1\.[01] ([1-5][0-9][0-9]) ", reply)]
 
 
 def ws_frame(opcode, payload, fin=True, masked=True, length=None):

@@ -89,7 +89,7 @@ import Testing
 
             // Four requests in flight from 127.0.0.2 fill its cap with busy connections: a fifth is refused.
             for socket in second {
-                socket.send(RawConnection.request("POST", "/v1/audio/speech",
+                await socket.send(RawConnection.request("POST", "/v1/audio/speech",
                                                   body: #"{"model":"gated","input":"Hold on.","response_format":"pcm"}"#))
             }
             try await eventually("four requests run", within: 120) { gated.started == 4 }
@@ -97,7 +97,7 @@ import Testing
             try await eventually("the fifth connection is refused", within: 60) { fifth.closedByServer }
             #expect(server.connections.counts.refused == 1)
             gated.open()
-            for socket in second { #expect(socket.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200")) }
+            for socket in second { #expect(await socket.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200")) }
         }
     }
     #endif
@@ -120,10 +120,10 @@ import Testing
         try await eventually("the request starts", within: 120) { gated.started == 1 }
         var idle = try (0..<3).map { _ in try IdleSocket(port: port) }
         let halfHead = try IdleSocket(port: port)
-        halfHead.send("POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        await halfHead.send("POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         let between = try IdleSocket(port: port)
-        between.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        #expect(between.read(until: "}").hasPrefix("HTTP/1.1 200"))
+        await between.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(await between.read(until: "}").hasPrefix("HTTP/1.1 200"))
         idle += [halfHead, between]
         try await eventually("the server holds them all", within: 120) { server.connections.counts.open == 6 }
 

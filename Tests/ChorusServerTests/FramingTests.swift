@@ -15,10 +15,25 @@ import Testing
         try await server.makeApplication().test(.ahc(.http)) { client in try await body(client.port!) }
     }
 
-    /// Sends `text` and reads until the server closes (60 s at most): the replies, split at each status line.
+    /// Sends `text` and reads until the server closes (60 s at most): the replies, split at each status line
+    /// (`HTTP/1.x NNN `; a message may itself name HTTP/1.1).
     private func replies(_ port: Int, _ text: String) async throws -> [RawConnection.Reply] {
         let reply = try await RawConnection.exchange(port: port, text, deadline: .seconds(60))
-        return reply.text.components(separatedBy: "HTTP/1.").dropFirst().map { RawConnection.Reply(text: "HTTP/1." + $0) }
+        let bytes = Array(reply.text.utf8)
+        let starts = bytes.indices.filter { Self.isStatusLine(bytes[$0...]) }
+        return starts.indices.map { index in
+            let end = index + 1 < starts.count ? starts[index + 1] : bytes.count
+            return RawConnection.Reply(text: String(decoding: bytes[starts[index]..<end], as: UTF8.self))
+        }
+    }
+
+    /// Whether `bytes` begin with `HTTP/1.0 ` or `HTTP/1.1 ` and a three-digit status and a space.
+    private static func isStatusLine(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.first == UInt8(ascii: "H") else { return false }
+        let start = Array(bytes.prefix(13))
+        guard start.count == 13, start[..<7].elementsEqual("HTTP/1.".utf8), start[7] == UInt8(ascii: "0") || start[7] == UInt8(ascii: "1"),
+              start[8] == UInt8(ascii: " "), start[12] == UInt8(ascii: " ") else { return false }
+        return start[9...11].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     @Test(arguments: [
@@ -131,8 +146,8 @@ import Testing
     /// Upgrades, sends `frames` and reads to the close: the text the server sent and its close code.
     private func streamInput(_ port: Int, _ frames: [UInt8]) async throws -> (text: String, closeCode: Int?) {
         let socket = try IdleSocket(port: port)
-        socket.send(bytes: Array(Self.upgrade.utf8) + frames)
-        let received = Self.serverFrames(socket.readUntilClosed(seconds: 60))
+        await socket.send(bytes: Array(Self.upgrade.utf8) + frames)
+        let received = Self.serverFrames(await socket.readUntilClosed(seconds: 60))
         let text = received.filter { $0.opcode == 0x1 }.map { String(decoding: $0.payload, as: UTF8.self) }.joined()
         let close = received.first { $0.opcode == 0x8 }.flatMap { $0.payload.count >= 2 ? Int($0.payload[0]) << 8 | Int($0.payload[1]) : nil }
         return (text, close)

@@ -7,7 +7,12 @@ import Darwin
 
 /// A client connection on the system's sockets that sends only what it is told and never reads unless asked,
 /// so a test can hold many at little cost and ask, without blocking, whether the server has closed one.
-final class IdleSocket {
+///
+/// What blocks (sending, reading) runs on a thread of its own: on the few threads Swift concurrency has (two on
+/// a 2-core machine) a blocking `recv` holds one that the server's routes need too, and a test waiting 60 s for a
+/// reply held the server it waited for (every test of the process stalled until the read's timeout). It is
+/// `@unchecked Sendable` for that hop: one test uses a socket, one call at a time.
+final class IdleSocket: @unchecked Sendable {
     struct Failed: Error, CustomStringConvertible {
         var description: String
     }
@@ -41,11 +46,15 @@ final class IdleSocket {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func send(_ text: String) {
-        send(bytes: Array(text.utf8))
+    func send(_ text: String) async {
+        await send(bytes: Array(text.utf8))
     }
 
-    func send(bytes: [UInt8]) {
+    func send(bytes: [UInt8]) async {
+        await Self.offThePool { self.sendBlocking(bytes) }
+    }
+
+    private func sendBlocking(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             #if canImport(Glibc)
             _ = Glibc.send(descriptor, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
@@ -57,7 +66,11 @@ final class IdleSocket {
 
     /// Everything the server sends until it closes the connection, or until nothing has come for `seconds`
     /// (a deadline for a hang: what came so far).
-    func readUntilClosed(seconds: Int) -> [UInt8] {
+    func readUntilClosed(seconds: Int) async -> [UInt8] {
+        await Self.offThePool { self.readUntilClosedBlocking(seconds: seconds) }
+    }
+
+    private func readUntilClosedBlocking(seconds: Int) -> [UInt8] {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
@@ -80,7 +93,11 @@ final class IdleSocket {
     }
 
     /// Reads until `marker` has arrived or the server closes; what was read.
-    func read(until marker: String) -> String {
+    func read(until marker: String) async -> String {
+        await Self.offThePool { self.readBlocking(until: marker) }
+    }
+
+    private func readBlocking(until marker: String) -> String {
         var text = Data()
         var piece = [UInt8](repeating: 0, count: 4096)
         while !String(decoding: text, as: UTF8.self).contains(marker) {
@@ -89,6 +106,13 @@ final class IdleSocket {
             text.append(contentsOf: piece[..<got])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `work`'s result, `work` run on a new thread rather than one of Swift concurrency's.
+    private static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
     }
 
     private static func address(_ text: String, port: Int) -> sockaddr_in {
