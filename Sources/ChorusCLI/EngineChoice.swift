@@ -64,9 +64,41 @@ struct EngineOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp("""
         CosyVoice only: speak in upstream's cross-lingual mode, which reads neither the voice's transcript nor its \
-        speech tokens (for text in another language than the clip's, and for voices added without --text).
+        speech tokens (for text in another language than the clip's, and for voices added without --text); \
+        the same as --set cross_lingual=true.
         """))
     var crossLingual = false
+
+    @Option(name: .customLong("set"), help: ArgumentHelp(EngineOptions.settingsHelp, valueName: "name=value"))
+    var settings: [String] = []
+
+    /// Lists each engine's own options, from the registry, so an option an engine declares is offered here.
+    static var settingsHelp: String {
+        let engines = Engine.registered.filter { !$0.options.isEmpty }
+        return "An option of the engine (repeat for several): "
+            + engines.map { engine in
+                "\(engine.id): " + engine.options.map { "\($0.name) (\($0.expected)): \($0.summary)" }.joined(separator: "; ")
+            }.joined(separator: " ")
+    }
+
+    /// The options `--set` (and `--cross-lingual`) give, checked against what `engine` declares.
+    func requestOptions(for engine: Engine) throws -> [String: SpeechOptionValue] {
+        var given = crossLingual ? ["cross_lingual=true"] : []
+        given += settings
+        var options: [String: SpeechOptionValue] = [:]
+        for setting in given {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("--set takes NAME=VALUE (such as noise_scale=0.5); got '\(setting)'.")
+            }
+            let name = parts[0].lowercased().replacingOccurrences(of: "-", with: "_")
+            guard let option = engine.options.first(where: { $0.name == name }) else {
+                throw SpeechError.unknownOption(name: name, engine: engine.id, known: engine.options.map(\.name))
+            }
+            options[name] = try option.parsed(parts[1])
+        }
+        return options
+    }
 
     /// The engine and voice that speak `text` (nil: read as it arrives), and why. `--engine` wins; without
     /// it, `--model` is the default engine's and `--language` is read by an engine that selects one (the
@@ -92,15 +124,16 @@ struct EngineOptions: ParsableArguments {
     /// The engine `choice` names; with `servingOnly`, loaded for that request alone (see
     /// `Engine.load(from:language:servingOnly:)`). An engine chosen by the text's language that selects a
     /// language reads the text in it (Kokoro chosen for Japanese reads with espeak-ng's Japanese).
+    /// The engine's options (`requestOptions(for:)`) are in every request the synthesizer returned is given.
     func load(_ choice: VoiceChoice, servingOnly request: SynthesisRequest? = nil) async throws -> any SpeechSynthesizer {
         let engine = EngineChoice(choice.engine)
-        if crossLingual, engine.id != Engine.cosyvoice.id {
-            throw ValidationError("--cross-lingual applies to CosyVoice; add --engine cosyvoice or leave it out.")
+        if crossLingual, !engine.engine.options.contains(where: { $0.name == "cross_lingual" }) {
+            let crossing = Engine.all.filter { $0.options.contains { $0.name == "cross_lingual" } }.map(\.id)
+            throw ValidationError("--cross-lingual applies to \(crossing.joined(separator: ", ")); add --engine \(crossing.first ?? "cosyvoice") or leave it out.")
         }
+        let options = try requestOptions(for: engine.engine)
         let language = self.language ?? (self.engine == nil && engine.engine.capabilities.contains(.languageSelection)
                                             ? choice.espeakLanguage : nil)
-        let synthesizer = try await engine.load(model: model, language: language, servingOnly: request)
-        guard crossLingual, let cosyVoice = synthesizer as? CosyVoiceSynthesizer else { return synthesizer }
-        return cosyVoice.speaking(in: .crossLingual)
+        return try await engine.load(model: model, language: language, servingOnly: request).speaking(with: options)
     }
 }

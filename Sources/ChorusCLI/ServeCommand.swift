@@ -50,6 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections one client address holds at once; past it its oldest idle one is closed (raise it behind a local proxy).")
     var maxConnectionsPerAddress = 256
 
+    @Option(help: ArgumentHelp("Unload an engine no request has used for this long (0 keeps engines loaded once used).",
+                               valueName: "seconds"))
+    var unloadIdleAfter = 300.0
+
     @Option(help: "The longest input one speech request may carry, in characters.")
     var maxText = 4_096
 
@@ -79,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard queue > 0 else { throw ValidationError("--queue must be 1 or more.") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be 1 or more.") }
         guard maxConnectionsPerAddress > 0 else { throw ValidationError("--max-connections-per-address must be 1 or more.") }
+        guard unloadIdleAfter >= 0, unloadIdleAfter.isFinite else {
+            throw ValidationError("--unload-idle-after must be a number of seconds, 0 to keep engines loaded.")
+        }
         for (name, seconds) in [("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout), ("--write-timeout", writeTimeout)] {
             guard seconds > 0, seconds.isFinite else { throw ValidationError("\(name) must be a number of seconds above 0.") }
         }
@@ -99,6 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                 protectsMetrics: protectMetrics, idleTimeout: .seconds(idleTimeout),
                                                 bodyTimeout: .seconds(bodyTimeout), writeTimeout: .seconds(writeTimeout),
                                                 maximumConnections: maxConnections, maximumConnectionsPerAddress: maxConnectionsPerAddress)
+        configuration.engineIdleUnload = unloadIdleAfter > 0 ? .seconds(unloadIdleAfter) : nil
         if let openaiVoices { configuration.openAIVoices = try OpenAIVoiceMap(contentsOf: URL(fileURLWithPath: openaiVoices)) }
         FileHandle.standardError.write(Data("""
             chorus serve: http://\(host):\(port) (engines: \(engines.map(\.id).joined(separator: ", "))\

@@ -84,7 +84,7 @@ struct SpeakCommand: AsyncParsableCommand {
         let spoken = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose {
             Self.status(Self.choiceNote(choice, voice: spoken) + "\n")
-            if let note = Self.engineNote(synthesizer) { Self.status(note + "\n") }
+            if let note = synthesizer.diagnostics { Self.status(note + "\n") }
         }
 
         let started = Date()
@@ -139,21 +139,6 @@ struct SpeakCommand: AsyncParsableCommand {
         "voice: \(choice.engine.id)/\(voice.id) (\(voice.language)): \(choice.reason)"
     }
 
-    /// What `-v` says about how the engine reads text: CosyVoice's text normalisation, NeuTTS's espeak-ng.
-    static func engineNote(_ synthesizer: any SpeechSynthesizer) -> String? {
-        if let cosyVoice = synthesizer as? CosyVoiceSynthesizer {
-            return cosyVoice.textNormalizationNote + "\n" + cosyVoice.streamingAttentionNote
-        }
-        if let neuTTS = synthesizer as? NeuTTSSynthesizer {
-            let espeak = neuTTS.phonemizer.espeak
-            var note = "phonemes: espeak-ng \(espeak.version) (data \(espeak.dataPath)), \(neuTTS.folder.language)"
-            if !espeak.version.hasPrefix("1.52") {
-                note += "; upstream NeuTTS uses 1.52.0.1: `scripts/setup.sh --espeak-1.52` installs it"
-            }
-            return note
-        }
-        return nil
-    }
 
     static func status(_ message: String) {
         FileHandle.standardError.write(Data(message.utf8))

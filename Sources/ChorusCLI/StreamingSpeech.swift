@@ -108,7 +108,7 @@ struct StreamingSpeech {
         let spoken = try synthesizer.voice(voice)  // an unknown voice fails before any work
         if verbose {
             SpeakCommand.status(SpeakCommand.choiceNote(choice, voice: spoken) + "\n")
-            if let note = SpeakCommand.engineNote(synthesizer) { SpeakCommand.status(note + "\n") }
+            if let note = synthesizer.diagnostics { SpeakCommand.status(note + "\n") }
         }
         return synthesizer.streamingProvider(voice: voice.map(VoiceReference.installed), speed: speed)
     }

@@ -93,10 +93,6 @@ struct VoiceAddCommand: AsyncParsableCommand {
         if dialect != nil, instruction != nil {
             throw ValidationError("Give --dialect or --instruction, not both.")
         }
-        if let dialect, Dialect(name: dialect) == nil {
-            throw ValidationError("Unknown dialect '\(dialect)'; one of: "
-                                  + Dialect.allCases.map(\.rawValue).joined(separator: ", ") + ".")
-        }
         if let instruction, instruction.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw ValidationError("The instruction is empty.")
         }
@@ -114,7 +110,15 @@ struct VoiceAddCommand: AsyncParsableCommand {
         if codes != nil, engine.id != Engine.neutts.id {
             throw ValidationError("--codes applies to --engine neutts; \(engine.id) takes --audio.")
         }
-        if cloning.needsTranscript, text == nil, engine.id != Engine.cosyvoice.id {
+        let dialect = try self.dialect.map { name in
+            guard let found = cloning.dialect(named: name) else {
+                let known = cloning.dialects.map(\.name)
+                throw ValidationError(known.isEmpty ? "--dialect applies to engines with dialects; \(engine.id) has none."
+                                      : "Unknown dialect '\(name)'; one of: \(known.joined(separator: ", ")).")
+            }
+            return found
+        }
+        if cloning.needsTranscript, text == nil, cloning.withoutTranscript == nil {
             throw ValidationError("The \(engine.id) engine reads the clip's transcript; add --text with what it says.")
         }
         if !cloning.needsTranscript, text != nil {
@@ -149,16 +153,15 @@ struct VoiceAddCommand: AsyncParsableCommand {
         } else {
             throw ValidationError("--codes applies to --engine neutts.")
         }
-        let dialect = self.dialect.flatMap(Dialect.init(name:))
         if let said = dialect?.instruction ?? instruction {
             guard let instructed = cloner as? any InstructedVoices else {
                 throw ValidationError("The \(engine.id) engine takes no instruction.")
             }
             voice = try instructed.instructed(voice, with: said)
         }
-        if let tag = language ?? dialect?.languageTag { voice.voice.language = tag }
+        if let tag = language ?? dialect?.language { voice.voice.language = tag }
         voice.voice.gender = gender
-        if let dialect { voice.voice.summary += ", \(dialect.rawValue)" }
+        if let dialect { voice.voice.summary += ", \(dialect.name)" }
         try await cloner.register(voice, replacing: replace)
         print("added voice \(id) (\(engine.id)): \(voice.voice.summary)")
     }

@@ -73,6 +73,8 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     }
 
     public let engineName = "chatterbox"
+    /// The speeds it speaks at: its own pace only (upstream's Turbo has no rate control).
+    public static let speeds: ClosedRange<Float> = 1...1
     public let sampleRate = ConditionalDecoder.sampleRate
     public let folder: ChatterboxModelFolder
     public let configuration: Configuration
@@ -276,7 +278,7 @@ public final class ChatterboxSynthesizer: SpeechSynthesizer, @unchecked Sendable
     /// the status is `synthesizing` while a chunk is made.
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         PieceByPieceSpeech.stream(
-            request, sampleRate: sampleRate, speeds: 1...1,
+            request, sampleRate: sampleRate, speeds: Self.speeds,
             setup: { [self] in
                 let (id, voice) = try conditioning(request.voice)
                 let stages = try await prepare()

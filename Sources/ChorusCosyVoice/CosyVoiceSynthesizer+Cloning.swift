@@ -26,16 +26,14 @@ extension CosyVoiceSynthesizer: VoiceCloning {
         if let conditioning = voice.conditioning as? CosyVoiceConditioning {
             _ = try frontend.promptTokens(transcript: conditioning.prompt.text, instruction: conditioning.instruction)
         }
-        catalog.insert(try cloner.write(voice, replacing: replacing))
+        try cloner.write(voice, replacing: replacing)
+        catalog.forget(voice.voice.id)
     }
 
-    /// Deletes the installed voice `id` from the voices folder and the list.
+    /// Deletes the installed voice `id` (usable or not) from the voices folder.
     public func removeVoice(id: String) async throws {
-        guard let entry = catalog.entry(id) else {
-            throw SpeechError.unknownVoice(id, engine: engineName, available: voices.map(\.id))
-        }
-        try VoiceCatalog.store(voicesFolder).remove(id: entry.folder.lastPathComponent)
-        catalog.remove(id)
+        try await cloner.removeVoice(id: id)
+        catalog.forget(id)
     }
 }
 
@@ -86,7 +84,7 @@ public final class CosyVoiceCloner: InstructedVoices, @unchecked Sendable {
 
     /// Writes `voice` into the voices folder (see `VoiceCatalog`); its id must be new unless `replacing`.
     public func register(_ voice: ClonedVoice, replacing: Bool) async throws {
-        _ = try write(voice, replacing: replacing)
+        try write(voice, replacing: replacing)
     }
 
     /// Deletes the installed voice `id` (usable or not) from the voices folder.
@@ -98,17 +96,15 @@ public final class CosyVoiceCloner: InstructedVoices, @unchecked Sendable {
         try VoiceCatalog.store(voicesFolder).remove(id: id)
     }
 
-    /// `voice` written into the voices folder, as the catalog lists it.
-    func write(_ voice: ClonedVoice, replacing: Bool) throws -> VoiceCatalog.Entry {
+    /// Writes `voice` into the voices folder with its description and instruction (see `VoiceCatalog.add`).
+    func write(_ voice: ClonedVoice, replacing: Bool) throws {
         guard voice.voice.engine == engineName, let conditioning = voice.conditioning as? CosyVoiceConditioning else {
             throw SpeechError.clonedVoiceOfAnotherEngine(voice: voice.voice.id, madeBy: voice.voice.engine, engine: engineName)
         }
         let description = voice.voice
-        let folder = try VoiceCatalog.add(conditioning.prompt, id: description.id, language: description.language,
-                                          gender: description.gender, summary: description.summary,
-                                          instruction: conditioning.instruction, to: voicesFolder, replacing: replacing)
-        return VoiceCatalog.Entry(voice: description, folder: folder, duration: Double(conditioning.prompt.speechTokens.count) / 25,
-                                  instruction: conditioning.instruction)
+        try VoiceCatalog.add(conditioning.prompt, id: description.id, language: description.language,
+                             gender: description.gender, summary: description.summary,
+                             instruction: conditioning.instruction, to: voicesFolder, replacing: replacing)
     }
 
     /// The extractor over the model folder's campplus and speech tokenizer, loaded on first use.
@@ -133,40 +129,6 @@ public final class CosyVoiceCloner: InstructedVoices, @unchecked Sendable {
         try VoiceClip.checkStoredText(instruction, field: "instruction", limit: VoiceClip.maximumInstructionCharacters)
         conditioning.instruction = instruction
         return ClonedVoice(voice: voice.voice, conditioning: conditioning)
-    }
-}
-
-/// The engine's installed voices, shared by the engine's concurrent requests, so read and changed under a lock.
-final class InstalledVoices: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byID: [String: VoiceCatalog.Entry]
-    private var unusableByID: [String: UnusableVoice]
-
-    init(_ contents: VoiceCatalog.Contents) {
-        byID = Dictionary(contents.entries.map { ($0.voice.id, $0) }, uniquingKeysWith: { first, _ in first })
-        unusableByID = Dictionary(contents.unusable.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The installed voices that cannot be used, sorted by id.
-    var unusable: [UnusableVoice] { lock.withLock { unusableByID.values.sorted { $0.id < $1.id } } }
-
-    /// Every voice, sorted by id.
-    var entries: [VoiceCatalog.Entry] { lock.withLock { byID.values.sorted { $0.voice.id < $1.voice.id } } }
-
-    func entry(_ id: String) -> VoiceCatalog.Entry? { lock.withLock { byID[id] } }
-
-    func insert(_ entry: VoiceCatalog.Entry) {
-        lock.withLock {
-            byID[entry.voice.id] = entry
-            unusableByID[entry.voice.id] = nil
-        }
-    }
-
-    func remove(_ id: String) {
-        lock.withLock {
-            byID[id] = nil
-            unusableByID[id] = nil
-        }
     }
 }
 

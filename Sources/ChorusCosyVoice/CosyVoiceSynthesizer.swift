@@ -85,9 +85,10 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     public let engineName = "cosyvoice"
     public let sampleRate = Vocoder.sampleRate
-    /// The installed voices, sorted by id; `register` and `removeVoice` change them while the engine runs.
-    public var voices: [Voice] { catalog.entries.map(\.voice) }
-    public var unusableVoices: [UnusableVoice] { catalog.unusable }
+    /// The installed voices, sorted by id, as the voices folder holds them now (`register`, `removeVoice` and
+    /// other processes change them while the engine runs).
+    public var voices: [Voice] { catalog.contents.voices.map(\.voice) }
+    public var unusableVoices: [UnusableVoice] { catalog.contents.unusable }
 
     /// The LLM stage.
     public let languageModel: LanguageModel
@@ -101,7 +102,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// The flow's initial noise, drawn as far as utterances need and kept for the engine's lifetime
     /// (upstream draws it once when the model loads).
     public let noise: FlowNoise
-    let catalog: InstalledVoices
+    let catalog: VoiceStore.Cache<VoiceCatalog.Entry>
     /// Makes, writes and removes the engine's voices (its encoders loaded by the first clone).
     public let cloner: CosyVoiceCloner
     /// Pieces synthesised at once: one, since each already keeps the cores busy (its LLM and decode jobs
@@ -162,7 +163,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         frontend = Frontend(tokenizer: tokenizer, wetext: try Self.loadWeText(configuration.textNormalization))
         self.configuration = configuration
         noise = FlowNoise(seed: configuration.noiseSeed)
-        catalog = InstalledVoices(VoiceCatalog.contents(of: voicesFolder))
+        catalog = VoiceCatalog.cache(of: voicesFolder)
         cloner = CosyVoiceCloner(modelFolder: models.url, voicesFolder: voicesFolder, executor: configuration.executor)
         modelFolder = models.url
         self.voicesFolder = voicesFolder
@@ -228,6 +229,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
         try frontend.pieces(of: text)
     }
 
+    /// Its text normalisation and how streamed chunks attend (`textNormalizationNote`, `streamingAttentionNote`).
+    public var diagnostics: String? { textNormalizationNote + "\n" + streamingAttentionNote }
+
     /// One line saying whether text goes through wetext, and how to turn it on when it does not.
     public var textNormalizationNote: String {
         if frontend.normalizer.wetext != nil { return "text normalisation: wetext grammars (numbers, dates, money spelt out)" }
@@ -267,7 +271,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
     /// a voice replaced meanwhile is the old or the new one whole, one removed meanwhile is unknown.
     func storedConditioning(_ id: String?) throws -> (prompt: VoicePrompt, instruction: String?) {
         let voice = try self.voice(id)
-        guard let entry = catalog.entry(voice.id), let read = try VoiceCatalog.conditioning(at: entry.folder) else {
+        guard let entry = try? catalog.voice(voice.id).conditioning, let read = try VoiceCatalog.conditioning(at: entry.folder) else {
             throw SpeechError.unknownVoice(voice.id, engine: engineName, available: voices.map(\.id).filter { $0 != voice.id })
         }
         return read
@@ -275,7 +279,7 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     /// The instruction voice `id` (the default voice when `nil`) is spoken with, if it has one (see `VoiceCatalog`).
     public func instruction(ofVoice id: String?) throws -> String? {
-        catalog.entry(try voice(id).id)?.instruction
+        try catalog.voice(try voice(id).id).conditioning.instruction
     }
 
     /// The prompt and instruction `reference` speaks with: an installed voice's (the default when nil)
@@ -350,7 +354,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
 
     func prompt(for request: SynthesisRequest, mode: Mode) throws -> Prompt {
         let (voice, voiceInstruction) = try conditioning(of: request.voice)
-        let instruction = mode == .crossLingual ? nil : voiceInstruction
+        let mode = request.options["cross_lingual"]?.flag == true ? .crossLingual : mode
+        let asked = request.options["instruction"]?.text
+        let instruction = mode == .crossLingual ? nil : asked ?? voiceInstruction
         switch mode {
         case .zeroShot:
             if voice.text.isEmpty, instruction == nil {
@@ -359,6 +365,9 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             let text: [Int]
             do {
                 text = try frontend.promptTokens(transcript: voice.text, instruction: instruction)
+            } catch SpeechError.voiceTextTooLong(_, let count, let unit, let limit) where asked != nil {
+                throw SpeechError.invalidOption(name: "instruction", value: asked ?? "",
+                                                expected: "an instruction of at most \(limit) \(unit) (it made \(count))")
             } catch SpeechError.voiceTextTooLong(let field, let count, let unit, let limit) {
                 // A voice stored before the limit: refused at once, as an upload would be, not paid for.
                 throw SpeechError.unusableVoice(try self.voice(request.voice).id, engine: engineName,
@@ -369,6 +378,18 @@ public final class CosyVoiceSynthesizer: SpeechSynthesizer {
             return Prompt(voice: voice, text: [], usesPromptSpeech: false)
         }
     }
+}
+
+extension CosyVoiceSynthesizer {
+    /// CosyVoice's options: an instruction for one request, and the cross-lingual mode.
+    public static let options: [SpeechOption] = [
+        SpeechOption("instruction", .text(maximumCharacters: VoiceClip.maximumInstructionCharacters),
+                     summary: "How to speak, read in place of the voice's transcript as upstream's inference_instruct2 reads it "
+                        + "(请用广东话表达。 for Cantonese); the voice's own instruction by default."),
+        SpeechOption("cross_lingual", .flag,
+                     summary: "Read the text without the voice's transcript and speech tokens (upstream's inference_cross_lingual), "
+                        + "for text in another language than the clip's; off by default."),
+    ]
 }
 
 /// What a cloned CosyVoice voice conditions on: the clip's prompt, and the instruction it is spoken
@@ -399,6 +420,7 @@ struct ModeSpeaker: SpeechSynthesizer {
     var engineName: String { engine.engineName }
     var sampleRate: Int { engine.sampleRate }
     var voices: [Voice] { engine.voices }
+    var diagnostics: String? { engine.diagnostics }
 
     func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         engine.stream(request, mode: mode)

@@ -40,6 +40,15 @@ public enum VoiceCatalog {
     /// The store of `folder`'s voices.
     public static func store(_ folder: URL) -> VoiceStore { VoiceStore(folder: folder, engine: "cosyvoice") }
 
+    /// `folder`'s voices as a running engine keeps them (`VoiceStore.Cache`): each folder read again only when it
+    /// changes, so a voice another process removes or replaces is seen at the next look, as every cloning engine's is.
+    static func cache(of folder: URL) -> VoiceStore.Cache<Entry> {
+        VoiceStore.Cache(store: store(folder), requiring: VoicePrompt.File.allCases.map(\.rawValue)) { name, url in
+            let read = try Self.entry(named: name, at: url)
+            return StoredVoice(voice: read.voice, conditioning: read)
+        }
+    }
+
     /// The usable voices in `folder` (see `contents(of:)`).
     public static func entries(in folder: URL) -> [Entry] { contents(of: folder).entries }
 

@@ -41,7 +41,8 @@ extension Engine {
         modelDescription: "a Piper voice's .onnx file (its .onnx.json beside it)",
         defaultModel: { PiperSynthesizer.defaultModel() },
         installedVoices: { model in try PiperSynthesizer.installedVoices(modelPath: model) },
-        voicesDeclareLanguage: true  // the voice config's `language.code`
+        voicesDeclareLanguage: true,  // the voice config's `language.code`
+        options: PiperSynthesizer.options
     ) { options in
         let parallelism = try options.servingOnly.map(PiperSynthesizer.parallelism(servingOnly:))
         return try await InferenceExecutor.shared.run {
@@ -52,12 +53,18 @@ extension Engine {
     /// CosyVoice 3: zero-shot voice cloning from a clip and its transcript, dialect and style instructions.
     public static let cosyvoice = Engine(
         id: "cosyvoice", name: "CosyVoice 3", sampleRate: 24_000, capabilities: [.streaming, .instructions],
-        cloning: Cloning(needsTranscript: true, clipSeconds: VoiceExtractor.minimumDuration...VoiceExtractor.maximumDuration),
+        cloning: Cloning(needsTranscript: true,
+                         withoutTranscript: "without the clip's transcript the voice speaks only cross-lingually (it reads none)",
+                         clipSeconds: VoiceExtractor.minimumDuration...VoiceExtractor.maximumDuration,
+                         dialects: Dialect.allCases.map {
+                             NamedInstruction(names: [$0.rawValue, $0.chineseName], instruction: $0.instruction, language: $0.languageTag)
+                         }),
         models: [ModelCatalog.Entry(name: "cosyvoice", manifest: CosyVoiceSynthesizer.manifest)],
         modelDescription: "a CosyVoice 3 model folder",
         defaultModel: { CosyVoiceSynthesizer.defaultFolder },
         installedVoices: { model in try CosyVoiceSynthesizer.installedVoices(folder: model) },
         unusableVoices: { model in CosyVoiceSynthesizer.unusableVoices(folder: model) },
+        options: CosyVoiceSynthesizer.options,
         cloner: { model in CosyVoiceCloner(modelFolder: model) }
     ) { options in
         try await InferenceExecutor.shared.run { try CosyVoiceSynthesizer(folder: options.model) }
@@ -71,7 +78,8 @@ extension Engine {
         modelDescription: "a NeuTTS model folder",
         defaultModel: { NeuTTSSynthesizer.defaultFolder },
         installedVoices: { model in try NeuTTSSynthesizer.installedVoices(folder: model) },
-        unusableVoices: { model in NeuTTSSynthesizer.unusableVoices(folder: model) }
+        unusableVoices: { model in NeuTTSSynthesizer.unusableVoices(folder: model) },
+        speeds: NeuTTSSynthesizer.speeds
     ) { options in
         try await InferenceExecutor.shared.run { try NeuTTSSynthesizer(folder: options.model) }
     }
@@ -87,7 +95,8 @@ extension Engine {
         modelDescription: "a Chatterbox Turbo ONNX model folder",
         defaultModel: { ChatterboxSynthesizer.defaultFolder },
         installedVoices: { model in try ChatterboxSynthesizer.installedVoices(folder: model) },
-        unusableVoices: { model in ChatterboxSynthesizer.unusableVoices(folder: model) }
+        unusableVoices: { model in ChatterboxSynthesizer.unusableVoices(folder: model) },
+        speeds: ChatterboxSynthesizer.speeds
     ) { options in
         try await InferenceExecutor.shared.run {
             try ChatterboxSynthesizer(folder: options.model,

@@ -37,13 +37,48 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     public struct Cloning: Sendable, Hashable {
         /// Whether the clip's transcript is read.
         public var needsTranscript: Bool
+        /// For an engine that reads the transcript but can make a voice without it, what such a voice can do
+        /// ("speaks only cross-lingually"); nil where the transcript is required or not read.
+        public var withoutTranscript: String?
         /// Clip lengths accepted, in seconds.
         public var clipSeconds: ClosedRange<Double>
+        /// The instructions the engine knows by name (CosyVoice's Chinese dialects), which every surface offers
+        /// as a dialect of a new voice; empty for an engine that takes none.
+        public var dialects: [NamedInstruction]
 
-        public init(needsTranscript: Bool, clipSeconds: ClosedRange<Double>) {
+        public init(needsTranscript: Bool, withoutTranscript: String? = nil, clipSeconds: ClosedRange<Double>,
+                    dialects: [NamedInstruction] = []) {
             self.needsTranscript = needsTranscript
+            self.withoutTranscript = withoutTranscript
             self.clipSeconds = clipSeconds
+            self.dialects = dialects
         }
+
+        /// The dialect `name` names, by any of its names in any case; nil when there is none.
+        public func dialect(named name: String) -> NamedInstruction? {
+            let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+            return dialects.first { $0.names.contains { $0.lowercased() == key } }
+        }
+    }
+
+    /// An instruction a voice can be given by name: what the engine reads, and the language its voices speak.
+    public struct NamedInstruction: Sendable, Hashable {
+        /// Its names, the first the one surfaces show (`cantonese`, `广东话`).
+        public var names: [String]
+        /// What the engine reads in place of the clip's transcript.
+        public var instruction: String
+        /// The BCP 47 tag its voices are listed with.
+        public var language: String
+
+        public init(names: [String], instruction: String, language: String) {
+            precondition(!names.isEmpty, "a named instruction has a name")
+            self.names = names
+            self.instruction = instruction
+            self.language = language
+        }
+
+        /// The name surfaces show.
+        public var name: String { names[0] }
     }
 
     /// What a load is asked for.
@@ -86,6 +121,10 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     /// that language. False for engines whose voices are clones: their language is the clip's, as given or
     /// guessed, and they are never chosen by language.
     public let voicesDeclareLanguage: Bool
+    /// Its own options beyond text, voice, language and speed (see `SpeechOption`): every surface offers these.
+    public let options: [SpeechOption]
+    /// The speaking rates it takes (`SynthesisRequest.speed`); one value for an engine with no rate control.
+    public let speeds: ClosedRange<Float>
     private let defaultModelLocation: @Sendable () -> URL
     private let voiceLister: @Sendable (URL?) throws -> [Voice]
     private let unusableVoiceLister: @Sendable (URL?) -> [UnusableVoice]
@@ -101,6 +140,8 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
     ///   - installedVoices: its voices for a model (the default when nil), read from disk without loading.
     ///   - unusableVoices: its voices on disk that cannot be used, with why.
     ///   - voicesDeclareLanguage: its voices' `language` is what they speak natively (see the property).
+    ///   - options: its own options, which its synthesizer reads from `SynthesisRequest.options`.
+    ///   - speeds: the speaking rates it takes.
     ///   - cloner: what makes and stores its voices for a model (the default when nil) without the rest of the
     ///     engine, where that is lighter than `load`; nil when cloning needs the loaded engine.
     ///   - load: the engine loaded. Making sessions blocks: run it on the inference executor
@@ -110,7 +151,8 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                 modelDescription: String, defaultModel: @escaping @Sendable () -> URL,
                 installedVoices: @escaping @Sendable (URL?) throws -> [Voice],
                 unusableVoices: @escaping @Sendable (URL?) -> [UnusableVoice] = { _ in [] },
-                voicesDeclareLanguage: Bool = false,
+                voicesDeclareLanguage: Bool = false, options: [SpeechOption] = [],
+                speeds: ClosedRange<Float> = SynthesisRequest.speeds,
                 cloner: (@Sendable (URL?) async throws -> any VoiceCloner)? = nil,
                 load: @escaping @Sendable (LoadOptions) async throws -> any SpeechSynthesizer) {
         precondition(!models.isEmpty, "an engine has at least its default model")
@@ -123,6 +165,8 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
         self.modelVariant = modelVariant
         self.modelDescription = modelDescription
         self.voicesDeclareLanguage = voicesDeclareLanguage
+        self.options = options
+        self.speeds = speeds
         defaultModelLocation = defaultModel
         voiceLister = installedVoices
         unusableVoiceLister = unusableVoices
@@ -190,13 +234,19 @@ public struct Engine: Sendable, Identifiable, CustomStringConvertible {
                       defaultModel: { model },
                       installedVoices: { relabel(try voiceLister($0 ?? model)) },
                       unusableVoices: { unusableVoiceLister($0 ?? model) },
-                      voicesDeclareLanguage: voicesDeclareLanguage,
+                      voicesDeclareLanguage: voicesDeclareLanguage, options: options, speeds: speeds,
                       cloner: cloner,
                       load: { options in
                           var options = options
                           options.model = options.model ?? model
                           return try await loader(options)
                       })
+    }
+
+    /// `given` checked against `options`: a name it does not declare or a value outside an option's kind is
+    /// `SpeechError.unknownOption` or `.invalidOption`, which every surface shows as the caller's mistake.
+    public func checkedOptions(_ given: [String: SpeechOptionValue]) throws -> [String: SpeechOptionValue] {
+        try options.checked(given, engine: id)
     }
 
     /// `load(from:)` for an engine that clones voices; throws naming the engines that do for one that cannot.
@@ -234,7 +284,23 @@ extension Engine {
             [engine] + engine.models.dropFirst().compactMap { entry in
                 let folder = store.folder(for: entry.manifest)
                 return entry.manifest.isMarkedComplete(folder) ? engine.using(model: folder, as: entry) : nil
-            }
+            } + engine.pulledVariants(in: store)
+        }
+    }
+
+    /// The variants no list could hold (`piper:en_US-lessac-medium`) that are installed in `store`: each folder
+    /// `<id>-<variant>` whose manifest (`modelVariant`) names it and that is marked complete, as an engine reading
+    /// that folder, in the folders' order.
+    private func pulledVariants(in store: ModelStore) -> [Engine] {
+        guard let modelVariant else { return [] }
+        let prefix = id + "-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: store.root.path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) }.sorted().compactMap { name in
+            let variant = String(name.dropFirst(prefix.count))
+            guard let manifest = try? modelVariant(variant), manifest.id == name else { return nil }
+            let folder = store.folder(for: manifest)
+            guard manifest.isMarkedComplete(folder) else { return nil }
+            return using(model: folder, as: ModelCatalog.Entry(name: "\(id):\(variant)", manifest: manifest))
         }
     }
 

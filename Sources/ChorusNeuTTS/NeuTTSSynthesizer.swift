@@ -38,10 +38,23 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     }
 
     public let engineName = "neutts"
+    /// The speeds it speaks at: its own pace only (upstream has no rate control).
+    public static let speeds: ClosedRange<Float> = 1...1
     public let sampleRate = CodecDecoder.sampleRate
     public let folder: NeuTTSModelFolder
     public let configuration: Configuration
     public let phonemizer: NeuTTSPhonemizer
+
+    /// The espeak-ng that makes its phonemes, and the one upstream uses when it is another.
+    public var diagnostics: String? {
+        let espeak = phonemizer.espeak
+        var note = "phonemes: espeak-ng \(espeak.version) (data \(espeak.dataPath)), \(folder.language)"
+        if !espeak.version.hasPrefix("1.52") {
+            note += "; upstream NeuTTS uses 1.52.0.1: `scripts/setup.sh --espeak-1.52` installs it"
+        }
+        return note
+    }
+
     public let prompt: PromptBuilder
     public let backbone: Backbone
     public let codec: CodecDecoder
@@ -168,7 +181,7 @@ public final class NeuTTSSynthesizer: SpeechSynthesizer, @unchecked Sendable {
     /// or spoken whole as `configuration.streams` says (see `PieceByPieceSpeech`).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
         PieceByPieceSpeech.stream(
-            request, sampleRate: sampleRate, speeds: 1...1,
+            request, sampleRate: sampleRate, speeds: Self.speeds,
             setup: { [self] in try neuTTSVoice(request.voice) },
             pieces: { [self] voice in
                 try request.checkCost(units: try phonemizer.phonemes(for: request.text).unicodeScalars.count, unit: "phonemes")

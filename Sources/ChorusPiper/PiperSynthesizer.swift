@@ -45,10 +45,11 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// sentences, 357 after 40; without the pattern 237 after 20 and 241 after 60).
     public static let defaultSessionOptions = SessionOptions(usesMemoryPattern: false)
 
-    /// Loads a voice from `modelPath` (the `.onnx`) and its `.onnx.json` beside it; `options`,
-    /// `parallelism` and `optimizedModels` are as for `PieceModel`.
+    /// Loads a voice from `modelPath` (the `.onnx`, or a folder holding one: see `voiceFile(_:)`) and its
+    /// `.onnx.json` beside it; `options`, `parallelism` and `optimizedModels` are as for `PieceModel`.
     public init(modelPath: URL, sentenceSilence: Double = 0.2, options: SessionOptions = PiperSynthesizer.defaultSessionOptions,
                 parallelism: PieceParallelism? = nil, optimizedModels: OptimizedModelCache? = OptimizedModelCache.current()) throws {
+        let modelPath = try Self.voiceFile(modelPath)
         self.sentenceSilence = sentenceSilence
         let configURL = try Self.checkPresent(modelPath)
         config = try PiperVoiceConfig(contentsOf: configURL)
@@ -64,9 +65,24 @@ public final class PiperSynthesizer: SpeechSynthesizer {
 
     /// The voice at `modelPath` (the default voice when nil), read from its config without loading the model.
     public static func installedVoices(modelPath: URL? = nil) throws -> [Voice] {
-        let modelPath = modelPath ?? defaultModel()
+        let modelPath = try voiceFile(modelPath ?? defaultModel())
         let config = try PiperVoiceConfig(contentsOf: checkPresent(modelPath))
         return [describe(id: modelPath.deletingPathExtension().lastPathComponent, config: config)]
+    }
+
+    /// The voice file `location` names: itself, or the one `.onnx` in a folder, so a voice `chorus models pull
+    /// piper:<voice>` installed (`<models>/piper-<voice>`) is read from its folder like every other model.
+    public static func voiceFile(_ location: URL) throws -> URL {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isFolder), isFolder.boolValue else { return location }
+        let voices = ((try? FileManager.default.contentsOfDirectory(atPath: location.path)) ?? []).filter { $0.hasSuffix(".onnx") }.sorted()
+        guard voices.count == 1 else {
+            throw ModelError.missingFile(
+                model: "piper", path: location.appendingPathComponent("<voice>.onnx").path,
+                remedy: voices.isEmpty ? "The folder holds no Piper voice; pull one with `chorus models pull piper:<voice>`."
+                    : "The folder holds \(voices.count) voices (\(voices.joined(separator: ", "))); name the .onnx file to use.")
+        }
+        return location.appendingPathComponent(voices[0])
     }
 
     /// The config beside the voice `modelPath`, once both are found to be there.
@@ -105,15 +121,23 @@ public final class PiperSynthesizer: SpeechSynthesizer {
     /// The audio of `request`, a sentence per chunk in order, each chunk but the last ending in
     /// `sentenceSilence` (see `PieceModel.stream` for how the sentences run).
     public func stream(_ request: SynthesisRequest) -> AsyncThrowingStream<AudioChunk, Error> {
-        let silence = [Float](repeating: 0, count: Int(sentenceSilence * Double(sampleRate)))
+        let settings = Settings(request.options, config: config, sentenceSilence: sentenceSilence)
+        let silence = [Float](repeating: 0, count: Int(settings.sentenceSilence * Double(sampleRate)))
         return model.stream(
-            request, sampleRate: sampleRate, voice: { [self] in try voice(request.voice) }, frontEnd: reading,
+            request, sampleRate: sampleRate,
+            voice: { [self] in
+                try settings.check(config)
+                return try voice(request.voice)
+            },
+            frontEnd: reading,
             calls: { [self] piece, clauses in
                 let calls = modelInputs(forClauses: clauses)
                 let cutAtClause = !PieceRamp.endsSentence(piece)
                 return calls.indices.map { Sentence(ids: calls[$0], endsSentence: !(cutAtClause && $0 == calls.count - 1)) }
             },
-            speak: { [self] sentence, _, alone, _ in try await speak(ids: sentence.ids, speed: request.speed, alone: alone) },
+            speak: { [self] sentence, _, alone, _ in
+                try await speak(ids: sentence.ids, speed: request.speed, settings: settings, alone: alone)
+            },
             samples: { sentence in
                 // Silence goes between sentences, so only when another one follows.
                 !sentence.isLast && sentence.input.input.call.endsSentence ? sentence.output + silence : sentence.output
@@ -170,12 +194,51 @@ public final class PiperSynthesizer: SpeechSynthesizer {
 
     /// One model call: a sentence's framed ids to samples; `alone` when no other call of the request
     /// runs beside it.
-    func speak(ids: [Int64], speed: Float, alone: Bool) async throws -> [Float] {
-        let scales = [config.noiseScale, config.lengthScale / speed, config.noiseW]
-        return try await model.audio([
+    func speak(ids: [Int64], speed: Float, settings: Settings, alone: Bool) async throws -> [Float] {
+        var inputs = try [
             "input": Tensor(ids, shape: [1, ids.count]),
             "input_lengths": Tensor(scalar: Int64(ids.count)),
-            "scales": Tensor(scales, shape: [3]),
-        ], alone: alone)
+            "scales": Tensor([settings.noiseScale, config.lengthScale / speed, settings.noiseW], shape: [3]),
+        ]
+        // A voice of several speakers takes which one; piper's own run passes 0 when none is given.
+        if config.speakerCount > 1 { inputs["sid"] = try Tensor([Int64(settings.speaker)], shape: [1]) }
+        return try await model.audio(inputs, alone: alone)
+    }
+}
+
+extension PiperSynthesizer {
+    /// Piper's options, named as piper's own command line names them.
+    public static let options: [SpeechOption] = [
+        SpeechOption("speaker", .integer(0...9_999),
+                     summary: "The speaker of a voice trained on several (numbered by its config's speaker_id_map); 0 by default."),
+        SpeechOption("noise_scale", .number(0...2),
+                     summary: "How much the voice's sound varies; the voice config's noise_scale (usually 0.667) by default."),
+        SpeechOption("noise_w", .number(0...2),
+                     summary: "How much the length of each phoneme varies; the voice config's noise_w (usually 0.8) by default."),
+        SpeechOption("sentence_silence", .number(0...10), summary: "Seconds of silence between sentences; 0.2 by default."),
+    ]
+
+    /// A request's options over the voice's defaults.
+    struct Settings: Sendable {
+        var speaker: Int
+        var noiseScale: Float
+        var noiseW: Float
+        var sentenceSilence: Double
+
+        init(_ options: [String: SpeechOptionValue], config: PiperVoiceConfig, sentenceSilence: Double) {
+            speaker = options["speaker"]?.number.map { Int($0) } ?? 0
+            noiseScale = options["noise_scale"]?.number.map { Float($0) } ?? config.noiseScale
+            noiseW = options["noise_w"]?.number.map { Float($0) } ?? config.noiseW
+            self.sentenceSilence = options["sentence_silence"]?.number ?? sentenceSilence
+        }
+
+        /// The speaker must be one the voice has.
+        func check(_ config: PiperVoiceConfig) throws {
+            guard speaker < config.speakerCount else {
+                throw SpeechError.invalidOption(
+                    name: "speaker", value: String(speaker),
+                    expected: config.speakerCount == 1 ? "0 (this voice has one speaker)" : "a whole number from 0 to \(config.speakerCount - 1)")
+            }
+        }
     }
 }

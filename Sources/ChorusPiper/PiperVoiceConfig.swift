@@ -15,6 +15,8 @@ public struct PiperVoiceConfig: Sendable {
     public var dataset: String
     /// Language code such as "en_US".
     public var languageCode: String
+    /// How many speakers the voice was trained on (`num_speakers`); above 1 the model takes a speaker id.
+    public var speakerCount: Int
 
     /// Reads and checks a config file.
     public init(contentsOf url: URL) throws {
@@ -58,5 +60,6 @@ public struct PiperVoiceConfig: Sendable {
         phonemeIDs = ids
         dataset = root["dataset"] as? String ?? "piper"
         languageCode = (root["language"] as? [String: Any])?["code"] as? String ?? voice
+        speakerCount = max(1, root["num_speakers"] as? Int ?? 1)
     }
 }

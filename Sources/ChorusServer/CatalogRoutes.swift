@@ -10,18 +10,58 @@ struct CatalogRoutes: Sendable {
     /// When the server started, in seconds since 1970: the `created` time of its models.
     let started: Int
 
-    /// OpenAI's model list: one model per engine, with what it can do (`Engine.capabilities`) and, for an
-    /// engine that clones, what a clip needs.
+    /// OpenAI's model list: one model per engine, with what it can do (`Engine.capabilities`), the speeds and
+    /// options it takes (`Engine.speeds`, `Engine.options`) and, for an engine that clones, what a clip needs.
     func models(_ request: Request, context: ServerRequestContext) async throws -> Response {
         struct Cloning: Encodable {
             var needsTranscript: Bool
+            var withoutTranscript: String?
             var minimumSeconds: Double
             var maximumSeconds: Double
+            var dialects: [String]
             enum CodingKeys: String, CodingKey {
+                case dialects
                 case needsTranscript = "needs_transcript"
+                case withoutTranscript = "without_transcript"
                 case minimumSeconds = "minimum_seconds"
                 case maximumSeconds = "maximum_seconds"
             }
+        }
+        struct Option: Encodable {
+            var name: String
+            var type: String
+            var minimum: Double?
+            var maximum: Double?
+            var maximumCharacters: Int?
+            var summary: String
+            enum CodingKeys: String, CodingKey {
+                case name, type, minimum, maximum, summary
+                case maximumCharacters = "maximum_characters"
+            }
+
+            init(_ option: SpeechOption) {
+                name = option.name
+                summary = option.summary
+                switch option.kind {
+                case .number(let range):
+                    type = "number"
+                    minimum = range.lowerBound
+                    maximum = range.upperBound
+                case .integer(let range):
+                    type = "integer"
+                    minimum = Double(range.lowerBound)
+                    maximum = Double(range.upperBound)
+                case .text(let limit):
+                    type = "text"
+                    maximumCharacters = limit
+                case .flag:
+                    type = "flag"
+                }
+            }
+        }
+        struct Speeds: Encodable {
+            var minimum: Float
+            var maximum: Float
         }
         struct Model: Encodable {
             var id: String
@@ -33,8 +73,10 @@ struct CatalogRoutes: Sendable {
             var clonesVoices: Bool
             var capabilities: [String]
             var cloning: Cloning?
+            var options: [Option]
+            var speed: Speeds
             enum CodingKeys: String, CodingKey {
-                case id, object, created, name, capabilities, cloning
+                case id, object, created, name, capabilities, cloning, options, speed
                 case ownedBy = "owned_by"
                 case sampleRate = "sample_rate"
                 case clonesVoices = "clones_voices"
@@ -48,14 +90,18 @@ struct CatalogRoutes: Sendable {
             Model(id: engine.id, created: started, name: engine.name, sampleRate: engine.sampleRate,
                   clonesVoices: engine.cloning != nil, capabilities: engine.capabilities.names,
                   cloning: engine.cloning.map {
-                      Cloning(needsTranscript: $0.needsTranscript, minimumSeconds: $0.clipSeconds.lowerBound,
-                              maximumSeconds: $0.clipSeconds.upperBound)
-                  })
+                      Cloning(needsTranscript: $0.needsTranscript, withoutTranscript: $0.withoutTranscript,
+                              minimumSeconds: $0.clipSeconds.lowerBound, maximumSeconds: $0.clipSeconds.upperBound,
+                              dialects: $0.dialects.map(\.name))
+                  },
+                  options: engine.options.map(Option.init),
+                  speed: Speeds(minimum: engine.speeds.lowerBound, maximum: engine.speeds.upperBound))
         }
         return try json(List(data: models))
     }
 
-    /// Every voice of the engines that load (`?engine=` for one), and why the others do not.
+    /// Every voice installed for each engine (`?engine=` for one), and why an engine has none: read from the model
+    /// folders, so a listing loads no engine (a page that lists voices would otherwise hold every model resident).
     func voices(_ request: Request, context: ServerRequestContext) async throws -> Response {
         struct Unavailable: Encodable {
             var engine: String
@@ -76,11 +122,10 @@ struct CatalogRoutes: Sendable {
         var listing = Listing(voices: [], unusable: [], unavailable: [])
         for engine in chosen {
             do {
-                let synthesizer = try await engines.loaded(engine)
-                listing.voices += synthesizer.voices
-                listing.unusable += synthesizer.unusableVoices.map { UnusableEntry(engine: engine.id, id: $0.id, problem: $0.problem) }
-            } catch let error as APIError {
-                listing.unavailable.append(Unavailable(engine: engine.id, message: error.message))
+                listing.voices += try engine.installedVoices()
+                listing.unusable += engine.unusableVoices().map { UnusableEntry(engine: engine.id, id: $0.id, problem: $0.problem) }
+            } catch {
+                listing.unavailable.append(Unavailable(engine: engine.id, message: APIError.from(speech: error).message))
             }
         }
         return try json(listing)

@@ -9,6 +9,8 @@ actor EngineCache {
     let engines: [Engine]
     private var loads: [String: Task<any SpeechSynthesizer, any Error>] = [:]
     private var loaded: Set<String> = []
+    /// When each load was last asked for or seen busy (`unloadIdle`).
+    private var lastUsed: [String: ContinuousClock.Instant] = [:]
 
     init(_ engines: [Engine]) {
         self.engines = engines
@@ -22,6 +24,7 @@ actor EngineCache {
     /// The loaded synthesizer of `engine`, reading text in `language` (the engine's default when nil).
     func synthesizer(for engine: Engine, language: String? = nil) async throws -> any SpeechSynthesizer {
         let key = Self.key(engine, language)
+        lastUsed[key] = .now
         let load: Task<any SpeechSynthesizer, any Error>
         if let running = loads[key] {
             load = running
@@ -58,6 +61,26 @@ actor EngineCache {
 
     /// The ids of the engines loaded so far (for /health; loads nothing).
     var loadedIDs: Set<String> { loaded }
+
+    /// Drops every load last asked for before `cutoff` whose engine `busy` does not hold now (a busy one counts
+    /// as used now), and returns the ids of the engines left with no load. A request still running keeps the
+    /// synthesizer it has, so the models are freed when the last one ends and the next request loads anew.
+    func unloadIdle(before cutoff: ContinuousClock.Instant, busy: @Sendable (String) -> Bool) -> [String] {
+        var unloaded: Set<String> = []
+        for (key, used) in lastUsed where used < cutoff {
+            let id = String(key.prefix { $0 != " " })
+            if busy(id) {
+                lastUsed[key] = .now
+                continue
+            }
+            loads[key] = nil
+            lastUsed[key] = nil
+            unloaded.insert(id)
+        }
+        let gone = unloaded.filter { id in !loads.keys.contains { $0 == id || $0.hasPrefix(id + " ") } }
+        loaded.subtract(gone)
+        return gone.sorted()
+    }
 }
 
 extension EngineCache {

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumFormParts: Int
     /// The installed voice each of OpenAI's voice names stands for (`chorus serve --openai-voices`).
     public var openAIVoices = OpenAIVoiceMap.standard
+    /// How long an engine no request uses stays loaded; nil keeps every engine loaded once used. A cloning
+    /// engine holds gigabytes, so a server that spoke with it once should not hold them all day.
+    public var engineIdleUnload: Duration? = .seconds(300)
 
     /// The history folder by default: `playground` in the model folder.
     public static var defaultHistoryFolder: URL { ModelStore.current.root.appendingPathComponent("playground", isDirectory: true) }

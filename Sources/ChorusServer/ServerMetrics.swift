@@ -2,8 +2,8 @@ import Foundation
 import Prometheus
 
 /// What `/metrics` reports, in Prometheus' text format: requests and errors per route and status,
-/// each engine's queue depth, time to first audio and real-time factor per engine, connections open and
-/// closed for the caps.
+/// each engine's queue depth and whether it is loaded, time to first audio and real-time factor per engine,
+/// connections open and closed for the caps, and the process's resident memory.
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
 
@@ -49,6 +49,21 @@ public final class ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.connectionsClosed, labels: [("reason", reason)]).increment(by: Int64(count))
     }
 
+    /// Whether each engine is loaded now (`chorus_engine_loaded`), and the process's resident memory.
+    func setLoaded(_ loaded: [(engine: String, isLoaded: Bool)]) {
+        for (engine, isLoaded) in loaded {
+            registry.makeGauge(descriptor: Self.engineLoaded, labels: [("engine", engine)]).set(to: isLoaded ? 1 : 0)
+        }
+        if let bytes = Self.residentBytes() { registry.makeGauge(descriptor: Self.resident).set(to: Double(bytes)) }
+    }
+
+    /// The process's resident set from /proc/self/statm; nil where there is none.
+    private static func residentBytes() -> Int? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// The exposition text.
     func text() -> String { registry.emitToString() }
 
@@ -67,6 +82,11 @@ public final class ServerMetrics: Sendable {
     private static var connectionsClosed: MetricNameDescriptor { MetricNameDescriptor(
         namespace: "chorus", metricName: "connections_closed_for_caps", unitName: "total",
         helpText: "Connections closed to keep within the connection caps, by reason: idle_displaced, address_full.") }
+    private static var engineLoaded: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "engine_loaded",
+        helpText: "1 while an engine's models are loaded; engines unused for the idle time are unloaded.") }
+    private static var resident: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "chorus", metricName: "resident_memory", unitName: "bytes", helpText: "The server process's resident memory.") }
     private static var queueDepth: MetricNameDescriptor { MetricNameDescriptor(
         namespace: "chorus", metricName: "queue_depth", unitName: "requests",
         helpText: "Requests an engine holds, running or waiting.") }

@@ -1,3 +1,4 @@
+import ChorusEngines
 import ChorusSpeech
 import Foundation
 
@@ -17,6 +18,59 @@ struct SpeechRequestBody: Decodable, Sendable {
         case model, input, voice, speed, stream
         case responseFormat = "response_format"
         case streamFormat = "stream_format"
+    }
+
+    /// The engine's own options a request gives (see `SpeechOption`): each top-level field named as an option of
+    /// a served engine, and OpenAI's `instructions` as the `instruction` option. A field naming an option the
+    /// chosen engine lacks is a 400 naming the engines that take it; other unknown fields are ignored, as before.
+    static func options(in data: Data, for engine: Engine, served: [Engine]) throws -> [String: SpeechOptionValue] {
+        let fields = (try? JSONDecoder().decode([String: OptionField].self, from: data)) ?? [:]
+        let named = Set(served.flatMap { $0.options.map(\.name) } + engine.options.map(\.name))
+        var options: [String: SpeechOptionValue] = [:]
+        for (field, given) in fields.sorted(by: { $0.key < $1.key }) {
+            let name = field == "instructions" ? "instruction" : field
+            guard named.contains(name) || field == "instructions", let value = given.value else { continue }
+            if field == "instructions", value.text?.allSatisfy(\.isWhitespace) == true { continue }
+            guard let option = engine.options.first(where: { $0.name == name }) else {
+                let taking = served.filter { $0.options.contains { $0.name == name } }.map(\.id)
+                throw APIError.invalid("The \(engine.id) engine takes no \(field == "instructions" ? "instructions" : "option '\(field)'")"
+                                       + (taking.isEmpty ? "." : "; engines that do: \(taking.joined(separator: ", ")) (name one as the model)."),
+                                       param: field, code: "unknown_option")
+            }
+            do {
+                // A number or a flag sent as a string ("0.5", "true") is read as the option's kind.
+                if case .text(let text) = value, !Self.isText(option.kind) {
+                    options[name] = try option.parsed(text)
+                } else {
+                    options[name] = try option.checked(value)
+                }
+            } catch {
+                throw APIError.from(speech: error)
+            }
+        }
+        return options
+    }
+
+    private static func isText(_ kind: SpeechOption.Kind) -> Bool {
+        if case .text = kind { true } else { false }
+    }
+
+    /// A JSON value an option may be given as: true or false, a number, or a string.
+    struct OptionField: Decodable {
+        var value: SpeechOptionValue?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                value = .flag(flag)
+            } else if let number = try? container.decode(Double.self) {
+                value = .number(number)
+            } else if let text = try? container.decode(String.self) {
+                value = .text(text)
+            } else {
+                value = nil
+            }
+        }
     }
 
     /// How the audio travels: as the body itself, or as server-sent events carrying base64 pieces.

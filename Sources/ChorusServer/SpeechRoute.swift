@@ -20,19 +20,24 @@ struct SpeechRoute: Sendable {
 
     func respond(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let (bytes, watchable) = try await RequestBodyReader.read(request, limit: configuration.maximumBodyBytes, within: configuration.bodyTimeout)
-        let body = try SpeechRequestBody.decode(Data(buffer: bytes))
+        let data = Data(buffer: bytes)
+        let body = try SpeechRequestBody.decode(data)
         let text = try body.text(limit: configuration.maximumTextCharacters)
         let speed = try body.checkedSpeed()
         let format = try AudioResponseFormat.parse(body.responseFormat)
         let streamFormat = try body.checkedStreamFormat()
         let choice = try engines.choose(model: body.model, voice: body.voice, text: text)
         let engine = choice.engine
+        guard engine.speeds.contains(speed) else {
+            throw APIError.from(speech: SpeechError.invalidSpeed(speed, allowed: engine.speeds))
+        }
+        let options = try SpeechRequestBody.options(in: data, for: engine, served: engines.engines)
         let ticket = try queue.admit(engine.id)
         let (id, reason) = try await voiceID(body.voice, of: choice)
         let (synthesizer, voice) = try await engines.loaded(engine, language: Self.readingLanguage(choice), voice: id)
         let encoder = try AudioStreamEncoder(format: format, engineRate: synthesizer.sampleRate)
         let whole = body.stream == false
-        let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed),
+        let pieces = AudioPieces.start(synthesizer, SynthesisRequest(text: text, voiceID: voice.id, speed: speed, options: options),
                                        encoder: encoder, whole: whole, ticket: ticket, metrics: metrics)
         // The first piece decides the status: an engine that refuses the text still gets a JSON error.
         let first: Data?
@@ -204,6 +209,10 @@ extension APIError {
                 return .invalid(error.description, param: "audio", code: "unusable_clip")
             case .voiceTextTooLong(let field, _, _, _):
                 return .invalid(error.description, param: field, code: "voice_text_too_long")
+            case .unknownOption(let name, _, _):
+                return .invalid(error.description, param: name, code: "unknown_option")
+            case .invalidOption(let name, _, _):
+                return .invalid(error.description, param: name, code: "invalid_option")
             case .invalidModelFile, .missingModelOutput, .invalidSetting, .voicesFolderIsAFile, .voiceNotWritten:
                 return .server(error)
             }

@@ -67,6 +67,8 @@ public struct SpeechServer: Sendable {
         let metricsText: @Sendable (Request, ServerRequestContext) async throws -> Response = { [engines, queue, metrics, connections] _, _ in
             for engine in engines.engines { metrics.setQueueDepth(engine: engine.id, queue.depth(of: engine.id)) }
             metrics.setOpenConnections(connections.counts.open)
+            let loaded = await engines.loadedIDs
+            metrics.setLoaded(engines.engines.map { ($0.id, loaded.contains($0.id)) })
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.text())))
         }
@@ -198,13 +200,37 @@ public struct SpeechServer: Sendable {
     /// shutdown `run` describes.
     public func makeServiceGroup(shutdownGrace: Duration, signals: [UnixSignal],
                                  onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> ServiceGroup {
-        var group = ServiceGroupConfiguration(services: [makeApplication(onServerRunning: onServerRunning)],
-                                              gracefulShutdownSignals: signals, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: makeApplication(onServerRunning: onServerRunning))]
+        if let idle = configuration.engineIdleUnload {
+            services.append(.init(service: IdleEngineUnloader(engines: engines, queue: queue, idle: idle, logger: logger),
+                                  successTerminationBehavior: .ignore))
+        }
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
         group.maximumGracefulShutdownDuration = shutdownGrace
         // No `maximumCancellationDuration`: past it the group calls fatalError, and Swift's backtracer then
         // holds the process for 12-15 s (debug build) before it dies of SIGILL, so `ShutdownDeadline` never got
         // to end it: a server busy in work that ignored its cancellation ended 45-48 s after SIGTERM instead of
         // 35 s. `run` ends the process 5 s after the grace; an embedding app decides for itself.
         return ServiceGroup(configuration: group)
+    }
+}
+
+/// Unloads the engines no request used for `idle` (`ServerConfiguration.engineIdleUnload`), looking every
+/// `idle / 4` (at most every 30 s), until the server shuts down.
+struct IdleEngineUnloader: Service {
+    let engines: EngineCache
+    let queue: AdmissionQueue
+    let idle: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let interval = min(idle / 4, .seconds(30))
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let unloaded = await engines.unloadIdle(before: .now - idle) { queue.depth(of: $0) > 0 }
+                if !unloaded.isEmpty { logger.info("unloaded \(unloaded.joined(separator: ", ")): unused for \(idle)") }
+            }
+        }
     }
 }

@@ -5,8 +5,8 @@ import Foundation
 import Hummingbird
 
 /// `POST /v1/audio/voices` clones a voice from an uploaded clip with any engine that clones (multipart:
-/// `audio`, `id`, `engine`, and `transcript` where the engine reads one; `language`, `replace` and, for an engine
-/// with `.instructions`, `instruction` optional) and
+/// `audio`, `id`, `engine`, and `transcript` where the engine reads one (CosyVoice makes a cross-lingual voice without
+/// it); `language`, `replace` and, for an engine with `.instructions`, `instruction` or a `dialect` by name optional) and
 /// installs it; `DELETE /v1/audio/voices/{id}?engine=` (or `?model=`) removes an installed one. Both go through the engine's
 /// `VoiceCloning`, so ids follow `VoiceID`'s rule and voices are written as `VoiceStore` writes them.
 ///
@@ -26,14 +26,19 @@ struct VoiceRoutes: Sendable {
         let (engine, cloning) = try cloningEngine(form.text("engine") ?? form.text("model"))
         let id = try checkedID(form.text("id"))
         let replacing = ["true", "1", "yes", "on"].contains(form.text("replace")?.lowercased() ?? "")
-        let transcript = form.text("transcript")?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if cloning.needsTranscript, transcript?.isEmpty ?? true {
+        let transcript = form.text("transcript").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if cloning.needsTranscript, transcript == nil, cloning.withoutTranscript == nil {
             throw APIError.invalid("The \(engine.id) engine needs the clip's transcript, word for word, as 'transcript'.",
                                    param: "transcript")
         }
-        let language = form.text("language").flatMap { $0.isEmpty ? nil : $0 }
-        let instruction = form.text("instruction")?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let instruction, !instruction.isEmpty, !engine.capabilities.contains(.instructions) {
+        let dialect = try dialect(form.text("dialect"), of: engine, cloning)
+        var instruction = form.text("instruction").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let dialect {
+            guard instruction == nil else { throw APIError.invalid("Give 'dialect' or 'instruction', not both.", param: "instruction") }
+            instruction = dialect.instruction
+        }
+        let language = form.text("language").flatMap { $0.isEmpty ? nil : $0 } ?? dialect?.language
+        if instruction != nil, !engine.capabilities.contains(.instructions) {
             let instructed = engines.engines.filter { $0.capabilities.contains(.instructions) }.map(\.id)
             throw APIError.invalid("The \(engine.id) engine takes no instruction"
                                    + (instructed.isEmpty ? "." : "; engines that do: \(instructed.joined(separator: ", "))."),
@@ -62,12 +67,14 @@ struct VoiceRoutes: Sendable {
                 throw SpeechError.voiceExists(id, engine: engine.id)
             }
             var voice = try await cloner.cloneVoice(from: voiceClip, id: id, language: language)
-            if let instruction, !instruction.isEmpty {
+            if let instruction {
                 guard let instructed = cloner as? any InstructedVoices else {
                     throw APIError.invalid("The \(engine.id) engine takes no instruction.", param: "instruction")
                 }
                 voice = try instructed.instructed(voice, with: instruction)
             }
+            if let language { voice.voice.language = language }
+            if let dialect { voice.voice.summary += ", \(dialect.name)" }
             try await cloner.register(voice, replacing: replacing)
             return try json(voice.voice, status: .created)
         } catch {
@@ -98,6 +105,22 @@ struct VoiceRoutes: Sendable {
             throw APIError.from(speech: error)
         }
         return Response(status: .noContent)
+    }
+
+    /// The dialect the form's `dialect` names (nil when it names none), or a 400 naming the ones there are.
+    private func dialect(_ name: String?, of engine: Engine, _ cloning: Engine.Cloning) throws -> Engine.NamedInstruction? {
+        guard let name = name?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return nil }
+        guard !cloning.dialects.isEmpty else {
+            let speaking = engines.engines.filter { !($0.cloning?.dialects.isEmpty ?? true) }.map(\.id)
+            throw APIError.invalid("The \(engine.id) engine takes no dialect"
+                                   + (speaking.isEmpty ? "." : "; engines that do: \(speaking.joined(separator: ", "))."),
+                                   param: "dialect")
+        }
+        guard let dialect = cloning.dialect(named: name) else {
+            throw APIError.invalid("Unknown dialect '\(VoiceID.excerpt(of: name))'; one of: "
+                                   + cloning.dialects.map(\.name).joined(separator: ", ") + ".", param: "dialect")
+        }
+        return dialect
     }
 
     /// `id` checked by the one voice-id rule, as a 400 naming the field.

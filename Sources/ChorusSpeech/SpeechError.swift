@@ -39,6 +39,10 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A text a voice would keep (its `field`: "transcript", "instruction") is longer than the engine keeps:
     /// `count` `unit` (characters or tokens) where `limit` are allowed.
     case voiceTextTooLong(field: String, count: Int, unit: String, limit: Int)
+    /// A request gives an option the engine does not take (`known`: those it takes).
+    case unknownOption(name: String, engine: String, known: [String])
+    /// A request gives an option a value it does not take.
+    case invalidOption(name: String, value: String, expected: String)
 
     public var description: String {
         switch self {
@@ -82,6 +86,11 @@ public enum SpeechError: Error, Equatable, CustomStringConvertible, Sendable {
             return "The clip cannot make a voice: \(problem)."
         case .voiceTextTooLong(let field, let count, let unit, let limit):
             return "The voice's \(field) is \(count) \(unit), over the \(limit) a voice keeps; give a shorter one."
+        case .unknownOption(let name, let engine, let known):
+            return "The \(engine) engine takes no option '\(Self.shown(name.prefix(40)))'; "
+                + (known.isEmpty ? "it takes none." : "it takes \(known.joined(separator: ", ")).")
+        case .invalidOption(let name, let value, let expected):
+            return "The option \(name) is '\(Self.shown(value.prefix(40)))'; give \(expected)."
         }
     }
 

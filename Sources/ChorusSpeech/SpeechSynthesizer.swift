@@ -22,6 +22,9 @@ public protocol SpeechSynthesizer: Sendable {
     /// engine whose model makes its own pauses. Callers that speak one text as several requests put it
     /// between the requests too, so every sentence is followed by the same pause.
     var sentenceSilence: Double { get }
+    /// How the engine reads text here, for a user who asks (`chorus speak -v`): its text normalisation, its
+    /// phonemizer's version; nil when there is nothing to say. The engine says it, so no caller needs its type.
+    var diagnostics: String? { get }
 }
 
 /// An installed voice that cannot be used, and why ("voice.json is not valid: ...").
@@ -41,6 +44,7 @@ extension SpeechSynthesizer {
     public var unusableVoices: [UnusableVoice] { [] }
     public var piecesInFlight: Int { 1 }
     public var sentenceSilence: Double { 0 }
+    public var diagnostics: String? { nil }
 
     /// The whole utterance as one buffer. Nothing of it is heard before it is all made, so the request
     /// is made with the whole text as its priority (`SynthesisRequest.Priority.wholeText`).

@@ -19,19 +19,25 @@ public struct SynthesisRequest: Sendable, Hashable {
     public var speed: Float
     /// What should come soonest; the first audio unless the caller keeps the audio until it is all made.
     public var priority: Priority
+    /// The engine's own options (`SpeechOption`), by name, checked against what it declares; an engine reads
+    /// those it declares and no other.
+    public var options: [String: SpeechOptionValue]
 
     public init(text: String, voice: VoiceReference? = nil, language: String? = nil, speed: Float = 1,
-                priority: Priority = .firstAudio) {
+                priority: Priority = .firstAudio, options: [String: SpeechOptionValue] = [:]) {
         self.text = text
         self.voice = voice
         self.language = language
         self.speed = speed
         self.priority = priority
+        self.options = options
     }
 
     /// A request for the installed voice `voiceID` (the default voice when `nil`).
-    public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1, priority: Priority = .firstAudio) {
-        self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed, priority: priority)
+    public init(text: String, voiceID: String?, language: String? = nil, speed: Float = 1, priority: Priority = .firstAudio,
+                options: [String: SpeechOptionValue] = [:]) {
+        self.init(text: text, voice: voiceID.map(VoiceReference.installed), language: language, speed: speed, priority: priority,
+                  options: options)
     }
 
     /// The speaking rates engines with a rate control accept.

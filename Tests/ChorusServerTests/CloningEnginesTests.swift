@@ -222,6 +222,126 @@ import Testing
         }
     }
 
+    /// Issue 40: what `chorus voice add` makes, the server makes too: a CosyVoice voice from a clip without its
+    /// transcript (cross-lingual only) and a dialect voice by the dialect's English or Chinese name, stored with
+    /// the dialect's instruction and listed in its language (main at a0d8beb answered the first 400 and had no
+    /// `dialect` field, so a dialect voice made over HTTP was listed as `und`).
+    @Test func cosyVoiceMakesCrossLingualAndDialectVoicesOverHTTP() async throws {
+        let (engine, folder) = try Self.engine(try Engine.named("cosyvoice"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (neutts, neuttsFolder) = try Self.engine(try Engine.named("neutts"))
+        defer { try? FileManager.default.removeItem(at: neuttsFolder) }
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine, neutts])
+        try await server.makeApplication().test(.router) { client in
+            func make(_ fields: [(name: String, value: String)]) async throws -> TestResponse {
+                let (headers, body) = form(fields, files: [(name: "audio", filename: "clip.wav", data: try Self.clip(seconds: 3))])
+                return try await client.execute(uri: "/v1/audio/voices", method: .post, headers: headers, body: body)
+            }
+            let cross = try await make([("engine", "cosyvoice"), ("id", "cross")])
+            #expect(cross.status == .created, "\(String(buffer: cross.body))")
+            #expect(String(buffer: cross.body).contains("cross-lingual"), "\(String(buffer: cross.body))")
+
+            for (name, language, instruction) in [("Cantonese", "yue", "请用广东话表达。"), ("四川话", "zh", "请用四川话表达。")] {
+                let made = try await make([("engine", "cosyvoice"), ("id", "dialect-\(language)"), ("dialect", name),
+                                           ("transcript", "Hello there, this is my voice.")])
+                #expect(made.status == .created, "\(String(buffer: made.body))")
+                let voice = try JSONDecoder().decode(Voice.self, from: Data(buffer: made.body))
+                #expect(voice.language == language)
+                let details = try String(contentsOf: folder.appendingPathComponent("voices/dialect-\(language)/voice.json"), encoding: .utf8)
+                #expect(details.contains(instruction) && details.contains("\"\(language)\""), "\(details)")
+            }
+            let listed = String(buffer: try await client.execute(uri: "/v1/audio/voices?engine=cosyvoice", method: .get).body)
+            #expect(listed.contains("\"yue\"") && listed.contains("\"cross\""), "\(listed)")
+
+            let unknown = try await make([("engine", "cosyvoice"), ("id", "x"), ("dialect", "klingon"), ("transcript", "Hello.")])
+            #expect(unknown.status == .badRequest)
+            #expect(try ErrorBody(unknown.body).error.param == "dialect")
+            #expect(String(buffer: unknown.body).contains("sichuanese"), "\(String(buffer: unknown.body))")
+            let both = try await make([("engine", "cosyvoice"), ("id", "x"), ("dialect", "cantonese"), ("instruction", "请慢一点。"),
+                                       ("transcript", "Hello.")])
+            #expect(both.status == .badRequest)
+            let elsewhere = try await make([("engine", "neutts"), ("id", "x"), ("dialect", "cantonese"), ("transcript", "Hello.")])
+            #expect(elsewhere.status == .badRequest)
+            #expect(String(buffer: elsewhere.body).contains("engines that do: cosyvoice"), "\(String(buffer: elsewhere.body))")
+
+            let models = String(buffer: try await client.execute(uri: "/v1/models", method: .get).body)
+            #expect(models.contains("\"without_transcript\"") && models.contains("\"cantonese\""), "\(models)")
+        }
+    }
+
+    /// Issue 39, item 6: a Piper voice that `chorus models pull piper:<voice>` installed (`<models>/piper-<voice>`)
+    /// is an engine named by it, listed in /v1/models with its voice and spoken with by that name in any case
+    /// (main at a0d8beb offered only `piper`, which reads the default voice; the pulled one needed `--model`).
+    @Test func aPulledPiperVoiceIsServedByItsName() async throws {
+        let store = ModelStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("chorus-piper-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: store.root) }
+        let folder = store.folder(named: "piper-en_US-test-medium")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let standIn = Self.tests.appendingPathComponent("EngineTests/Models/piper_stand_in.onnx")
+        try FileManager.default.copyItem(at: standIn, to: folder.appendingPathComponent("en_US-test-medium.onnx"))
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: standIn.path + ".json"),
+                                         to: folder.appendingPathComponent("en_US-test-medium.onnx.json"))
+        let engines = Engine.all(in: store).filter { $0.id.hasPrefix("piper") }
+        #expect(engines.map(\.id) == ["piper"])  // not marked complete: a pull that did not finish
+        try Data().write(to: folder.appendingPathComponent(ModelManifest.completionMarker))
+        let pulled = try #require(Engine.all(in: store).first { $0.id.hasPrefix("piper:") })
+        #expect(pulled.id == "piper:en_us-test-medium" && pulled.name == "Piper (en_US-test-medium)")
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [pulled])
+        try await server.makeApplication().test(.router) { client in
+            let models = try await client.execute(uri: "/v1/models", method: .get)
+            #expect(String(buffer: models.body).contains("\"piper:en_us-test-medium\""), "\(String(buffer: models.body))")
+            let listed = try await client.execute(uri: "/v1/audio/voices?engine=piper:en_US-test-medium", method: .get)
+            #expect(String(buffer: listed.body).contains("\"en_US-test-medium\""), "\(String(buffer: listed.body))")
+            let spoken = try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                                  body: jsonBody(["model": "piper:en_US-test-medium", "input": "Hello there.",
+                                                                  "response_format": "pcm"]))
+            #expect(spoken.status == .ok, "\(String(buffer: spoken.body))")
+            #expect(spoken.body.readableBytes > 0)
+        }
+    }
+
+    /// Issue 40, item 4: listing voices loads no engine, and a voice another process removes (`chorus voice rm`
+    /// beside a running server) is gone from the listing at once and speaking with it is the client's mistake,
+    /// for every cloning engine (main at a0d8beb kept listing a removed CosyVoice voice from the catalogue it read
+    /// at load, and loaded every engine to list voices).
+    @Test(arguments: ["cosyvoice", "neutts", "chatterbox"])
+    func aVoiceRemovedByAnotherProcessIsGoneAtOnce(_ id: String) async throws {
+        let (engine, folder) = try Self.engine(try Engine.named(id))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let seconds = id == "chatterbox" ? 6.0 : 3.0
+        let server = SpeechServer(configuration: ServerConfiguration(port: 0, historyFolder: nil), engines: [engine])
+        try await server.makeApplication().test(.router) { client in
+            func listed() async throws -> String {
+                String(buffer: try await client.execute(uri: "/v1/audio/voices?engine=\(id)", method: .get).body)
+            }
+            func loaded() async throws -> Bool? {
+                let health = try JSONSerialization.jsonObject(
+                    with: Data(buffer: try await client.execute(uri: "/health", method: .get).body)) as? [String: Any]
+                return ((health?["engines"] as? [String: Any])?[id] as? [String: Any])?["loaded"] as? Bool
+            }
+            func speak(_ voice: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/audio/speech", method: .post, headers: speechJSON,
+                                         body: jsonBody(["model": id, "voice": voice, "input": "Hello there.", "response_format": "pcm"]))
+            }
+            _ = try await listed()
+            #expect(try await loaded() == false)
+            for voice in ["kept", "gone"] {
+                let made = try await Self.clone(client, engine: engine, id: voice, seconds: seconds)
+                #expect(made.status == .created, "\(String(buffer: made.body))")
+            }
+            #expect(try await speak("gone").status == .ok)
+            #expect(try await listed().contains("\"gone\""))
+
+            try await engine.loadCloner().removeVoice(id: "gone")
+            #expect(try await !listed().contains("\"gone\""))
+            #expect(try await listed().contains("\"kept\""))
+            let refused = try await speak("gone")
+            #expect(refused.status == .badRequest, "\(String(buffer: refused.body))")
+            #expect(try ErrorBody(refused.body).error.code == "voice_not_found")
+            #expect(try await speak("kept").status == .ok)
+        }
+    }
+
     /// Issue 31, item 6: an id with letters outside ASCII (accented, full-width, Cyrillic) is a valid id and
     /// can be deleted over HTTP percent-encoded, composed or decomposed, with `engine` or `model` naming the
     /// engine (main at 53645ad did not percent-decode the path: 404).

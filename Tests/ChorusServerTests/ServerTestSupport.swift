@@ -90,10 +90,12 @@ func served(_ synthesizer: any SpeechSynthesizer) -> Engine {
     testEngine(synthesizer.engineName, sampleRate: synthesizer.sampleRate) { synthesizer }
 }
 
-/// An engine with no model files: `load` makes its synthesizer, `installedVoices` says what is on disk.
+/// An engine with no model files: `load` makes its synthesizer, `installedVoices` says what is on disk (by
+/// default the voices a synthesizer `load` makes has, and `load`'s error when it fails).
 func testEngine(_ id: String, name: String? = nil, sampleRate: Int = 24_000, cloning: Engine.Cloning? = nil,
-                installedVoices: @escaping @Sendable () throws -> [Voice] = { [] },
+                installedVoices: (@Sendable () throws -> [Voice])? = nil,
                 load: @escaping @Sendable () throws -> any SpeechSynthesizer) -> Engine {
+    let installedVoices = installedVoices ?? { try load().voices }
     let manifest = ModelManifest(id: id, name: name ?? id, files: [], source: "the tests", licence: "none",
                                  installation: .manual("It is made by the tests."))
     return Engine(id: id, name: name ?? id, sampleRate: sampleRate, capabilities: [.streaming], cloning: cloning,

@@ -163,7 +163,53 @@ async function loadModels() {
   $('clone-help').textContent = cloning.length ? '' : 'No engine on this server clones voices.';
   $('clone-button').disabled = !cloning.length;
   showCloneNeeds();
+  showEngineOptions();
   await loadVoices();
+}
+
+// The speak form offers what the chosen engine takes, from /v1/models: its speeds (the slider is off for an engine
+// with one pace) and its own options (Engine.options), one control each, sent as fields of the request.
+function showEngineOptions() {
+  const model = state.models.find((entry) => entry.id === $('engine').value);
+  const fixed = model && model.speed && model.speed.minimum === model.speed.maximum;
+  $('speed').disabled = Boolean(fixed);
+  $('speed').title = fixed ? `${model.name} speaks at its own pace only` : '';
+  const box = $('engine-options');
+  const options = (model && model.options) || [];
+  box.replaceChildren(...options.map((option) => {
+    const label = document.createElement('label');
+    label.title = option.summary;
+    const input = document.createElement('input');
+    input.dataset.option = option.name;
+    input.dataset.type = option.type;
+    if (option.type === 'flag') {
+      input.type = 'checkbox';
+    } else if (option.type === 'text') {
+      input.type = 'text';
+      input.maxLength = option.maximum_characters;
+    } else {
+      input.type = 'number';
+      input.min = option.minimum;
+      input.max = option.maximum;
+      input.step = option.type === 'integer' ? '1' : 'any';
+    }
+    label.append(`${option.name} `, input);
+    return label;
+  }));
+  box.hidden = options.length === 0;
+}
+
+// The options given in the speak form, by name (left empty: the engine's default).
+function engineOptionValues() {
+  const values = {};
+  for (const input of $('engine-options').querySelectorAll('input')) {
+    if (input.dataset.type === 'flag') {
+      if (input.checked) values[input.dataset.option] = true;
+    } else if (input.value.trim() !== '') {
+      values[input.dataset.option] = input.dataset.type === 'text' ? input.value.trim() : Number(input.value);
+    }
+  }
+  return values;
 }
 
 // The clone form asks for a transcript only where the chosen engine reads one, offers an instruction only where it
@@ -173,10 +219,14 @@ function showCloneNeeds() {
   const cloning = model && model.cloning;
   $('clone-instruction-field').hidden = !(model && model.capabilities.includes('instructions'));
   $('clone-transcript-field').hidden = !(cloning && cloning.needs_transcript);
-  $('clone-transcript').required = Boolean(cloning && cloning.needs_transcript);
+  $('clone-transcript').required = Boolean(cloning && cloning.needs_transcript && !cloning.without_transcript);
+  const dialects = (cloning && cloning.dialects) || [];
+  $('clone-dialect-field').hidden = dialects.length === 0;
+  $('clone-dialect').replaceChildren(new Option('None', ''), ...dialects.map((name) => new Option(name, name)));
   if (cloning) {
     $('clone-help').textContent = `Upload a clip of ${cloning.minimum_seconds}-${cloning.maximum_seconds} s (WAV, FLAC, MP3, or anything this browser plays) or record one`
-      + (cloning.needs_transcript ? ', with its words' : '') + '; the voice is installed at once.';
+      + (cloning.needs_transcript ? ', with its words' : '') + '; the voice is installed at once.'
+      + (cloning.without_transcript ? ` Left without its words, ${cloning.without_transcript}.` : '');
   }
 }
 
@@ -261,7 +311,8 @@ async function speak() {
   }
   const engine = $('engine').value;
   const voice = $('voice').value;
-  const speed = Number($('speed').value);
+  // An engine with one pace takes no other (the slider is off for it).
+  const speed = $('speed').disabled ? 1 : Number($('speed').value);
   const context = audioContext();
   if (context.state === 'suspended') await context.resume().catch(() => {});
   const run = { controller: new AbortController(), sources: [] };
@@ -280,7 +331,7 @@ async function speak() {
   let spokenEngine = engine;
   let chosenBecause = '';
   try {
-    const body = { input: text, speed, response_format: 'pcm' };
+    const body = { ...engineOptionValues(), input: text, speed, response_format: 'pcm' };
     if (engine) body.model = engine;
     if (voice) body.voice = voice;
     const response = await api('/v1/audio/speech', {
@@ -479,6 +530,9 @@ async function clone() {
   form.append('id', id);
   if (!$('clone-transcript-field').hidden) form.append('transcript', $('clone-transcript').value.trim());
   if ($('clone-language').value.trim()) form.append('language', $('clone-language').value.trim());
+  if (!$('clone-dialect-field').hidden && $('clone-dialect').value) {
+    form.append('dialect', $('clone-dialect').value);
+  }
   if (!$('clone-instruction-field').hidden && $('clone-instruction').value.trim()) {
     form.append('instruction', $('clone-instruction').value.trim());
   }
@@ -554,6 +608,7 @@ function wire() {
   });
   $('engine').addEventListener('change', () => {
     localStorage.setItem('chorus-engine', $('engine').value);
+    showEngineOptions();
     loadVoices().catch((error) => say('speak-status', error.message, true));
   });
   $('language').addEventListener('change', () => {

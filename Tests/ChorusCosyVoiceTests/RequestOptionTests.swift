@@ -1,0 +1,34 @@
+import ChorusAudio
+@testable import ChorusCosyVoice
+import ChorusSpeech
+import Foundation
+import Testing
+
+/// CosyVoice's options (`CosyVoiceSynthesizer.options`) for one request: an `instruction` speaks an installed voice
+/// as the same voice stored with that instruction does (upstream's inference_instruct2), and `cross_lingual` as
+/// the cross-lingual mode does; the same seeds make the same audio.
+@Suite struct RequestOptionTests {
+    @Test func anInstructionOrTheCrossLingualModeForOneRequestSpeaksAsTheStoredOrModeVoiceDoes() async throws {
+        let voices = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-options-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: voices) }
+        let engine = try CloningTests.engine(voices: voices)
+        let (samples, rate) = try WAVFile.readMono(contentsOf: CloningTests.clip)
+        let clone = try await engine.cloneVoice(from: VoiceClip(samples: samples, sampleRate: rate, transcript: "Some words."),
+                                                id: "plain", language: "zh")
+        try await engine.register(clone)
+        let instruction = "请用广东话表达。"
+        try await engine.register(try engine.instructed(
+            ClonedVoice(voice: Voice(id: "told", engine: "cosyvoice", language: "yue", gender: .unknown), conditioning: clone.conditioning),
+            with: instruction))
+
+        let told = try await engine.synthesize(SynthesisRequest(text: "你好。", voiceID: "told"))
+        let asked = try await engine.synthesize(SynthesisRequest(text: "你好。", voiceID: "plain", options: ["instruction": .text(instruction)]))
+        #expect(asked == told)
+        let plain = try await engine.synthesize(SynthesisRequest(text: "你好。", voiceID: "plain"))
+        #expect(asked != plain)
+
+        let crossing = try await engine.speaking(in: .crossLingual).synthesize(SynthesisRequest(text: "你好。", voiceID: "plain"))
+        let crossed = try await engine.synthesize(SynthesisRequest(text: "你好。", voiceID: "plain", options: ["cross_lingual": .flag(true)]))
+        #expect(crossed == crossing)
+    }
+}
