@@ -1,3 +1,4 @@
+import ChorusFiles
 import Foundation
 import Prometheus
 
@@ -54,14 +55,7 @@ public final class ServerMetrics: Sendable {
         for (engine, isLoaded) in loaded {
             registry.makeGauge(descriptor: Self.engineLoaded, labels: [("engine", engine)]).set(to: isLoaded ? 1 : 0)
         }
-        if let bytes = Self.residentBytes() { registry.makeGauge(descriptor: Self.resident).set(to: Double(bytes)) }
-    }
-
-    /// The process's resident set from /proc/self/statm; nil where there is none.
-    private static func residentBytes() -> Int? {
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        if let bytes = ResidentMemory.bytes() { registry.makeGauge(descriptor: Self.resident).set(to: Double(bytes)) }
     }
 
     /// The exposition text.

@@ -49,7 +49,7 @@ public final class FloodCheckingSink: AudioSink {
             let before = result.checkedSamples
             result.checkedSamples += samples.count
             result.maxLead = max(result.maxLead, sent - result.checkedSamples)
-            if before / sampleRate != result.checkedSamples / sampleRate, let rss = Self.residentKiB() {
+            if before / sampleRate != result.checkedSamples / sampleRate, let rss = ResidentMemory.bytes().map({ $0 / 1024 }) {
                 result.rssKiB.append(rss)
             }
         }
@@ -59,11 +59,4 @@ public final class FloodCheckingSink: AudioSink {
     public func play() async throws { try await inner.play() }
     public func finish() async throws { try await inner.finish() }
     public func stop() async { await inner.stop() }
-
-    /// The process's resident set in KiB, from /proc (nil where there is none).
-    private static func residentKiB() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-    }
 }
