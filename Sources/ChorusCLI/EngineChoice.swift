@@ -83,21 +83,15 @@ struct EngineOptions: ParsableArguments {
 
     /// The options `--set` (and `--cross-lingual`) give, checked against what `engine` declares.
     func requestOptions(for engine: Engine) throws -> [String: SpeechOptionValue] {
-        var given = crossLingual ? ["cross_lingual=true"] : []
-        given += settings
-        var options: [String: SpeechOptionValue] = [:]
-        for setting in given {
+        var options: [String: SpeechOptionValue] = crossLingual ? ["cross_lingual": .flag(true)] : [:]
+        for setting in settings {
             let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw ValidationError("--set takes NAME=VALUE (such as noise_scale=0.5); got '\(setting)'.")
             }
-            let name = parts[0].lowercased().replacingOccurrences(of: "-", with: "_")
-            guard let option = engine.options.first(where: { $0.name == name }) else {
-                throw SpeechError.unknownOption(name: name, engine: engine.id, known: engine.options.map(\.name))
-            }
-            options[name] = try option.parsed(parts[1])
+            options[parts[0].lowercased().replacingOccurrences(of: "-", with: "_")] = .text(parts[1])
         }
-        return options
+        return try engine.checkedOptions(options)
     }
 
     /// The engine and voice that speak `text` (nil: read as it arrives), and why. `--engine` wins; without

@@ -31,28 +31,19 @@ struct SpeechRequestBody: Decodable, Sendable {
             let name = field == "instructions" ? "instruction" : field
             guard named.contains(name) || field == "instructions", let value = given.value else { continue }
             if field == "instructions", value.text?.allSatisfy(\.isWhitespace) == true { continue }
-            guard let option = engine.options.first(where: { $0.name == name }) else {
+            guard engine.options.contains(where: { $0.name == name }) else {
                 let taking = served.filter { $0.options.contains { $0.name == name } }.map(\.id)
                 throw APIError.invalid("The \(engine.id) engine takes no \(field == "instructions" ? "instructions" : "option '\(field)'")"
                                        + (taking.isEmpty ? "." : "; engines that do: \(taking.joined(separator: ", ")) (name one as the model)."),
                                        param: field, code: "unknown_option")
             }
-            do {
-                // A number or a flag sent as a string ("0.5", "true") is read as the option's kind.
-                if case .text(let text) = value, !Self.isText(option.kind) {
-                    options[name] = try option.parsed(text)
-                } else {
-                    options[name] = try option.checked(value)
-                }
-            } catch {
-                throw APIError.from(speech: error)
-            }
+            options[name] = value
         }
-        return options
-    }
-
-    private static func isText(_ kind: SpeechOption.Kind) -> Bool {
-        if case .text = kind { true } else { false }
+        do {
+            return try engine.checkedOptions(options)
+        } catch {
+            throw APIError.from(speech: error)
+        }
     }
 
     /// A JSON value an option may be given as: true or false, a number, or a string.

@@ -13,6 +13,11 @@ public struct SpeechOption: Sendable, Hashable {
         case text(maximumCharacters: Int)
         /// On or off.
         case flag
+
+        /// Whether its values are text, as given.
+        var takesText: Bool {
+            if case .text = self { true } else { false }
+        }
     }
 
     /// Its name, lower case with underscores: the request field and the name `--set` takes.
@@ -27,8 +32,10 @@ public struct SpeechOption: Sendable, Hashable {
         self.summary = summary
     }
 
-    /// `value` if this option takes it; `SpeechError.invalidOption` saying what it takes otherwise.
+    /// `value` if this option takes it, text given for a number or a flag ("0.5", "true": a command line, a form,
+    /// a JSON string) read as one (`parsed`); `SpeechError.invalidOption` saying what it takes otherwise.
     public func checked(_ value: SpeechOptionValue) throws -> SpeechOptionValue {
+        if case .text(let text) = value, !kind.takesText { return try parsed(text) }
         switch (kind, value) {
         case (.number(let range), .number(let number)) where number.isFinite && range.contains(number):
             return value
